@@ -1,0 +1,20 @@
+# The two commands README.md promises: `make run` and `make test`.
+.PHONY: run test unit testenv fuzz demo bench
+
+run:
+	go run ./cmd/standup tiers --path examples/homelab/clusters/prod
+
+test:
+	bash scripts/test.sh
+
+unit:
+	go test -race -short ./...
+
+testenv:
+	bash scripts/testenv.sh
+
+fuzz:
+	bash scripts/fuzz.sh
+
+demo:
+	bash scripts/demo.sh

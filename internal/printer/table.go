@@ -1,0 +1,77 @@
+package printer
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+)
+
+// cell is one styled table cell; its width is measured on the plain text.
+type cell struct {
+	text  string
+	style *lipgloss.Style
+}
+
+// textTable lays out rows in aligned columns two spaces apart, without
+// borders, so that output reads well in a terminal and in CI logs.
+type textTable struct {
+	rows [][]cell
+}
+
+func (t *textTable) add(cells ...cell) { t.rows = append(t.rows, cells) }
+
+// dropEmptyColumns removes the columns whose cells are all empty below the
+// header row.
+func (t *textTable) dropEmptyColumns() {
+	if len(t.rows) < 2 {
+		return
+	}
+	var keep []int
+	for c := range t.rows[0] {
+		for _, row := range t.rows[1:] {
+			if c < len(row) && row[c].text != "" {
+				keep = append(keep, c)
+				break
+			}
+		}
+	}
+	for i, row := range t.rows {
+		kept := make([]cell, 0, len(keep))
+		for _, c := range keep {
+			if c < len(row) {
+				kept = append(kept, row[c])
+			}
+		}
+		t.rows[i] = kept
+	}
+}
+
+func (t *textTable) render(b *strings.Builder) {
+	var widths []int
+	for _, row := range t.rows {
+		for c, cl := range row {
+			if c == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[c] = max(widths[c], lipgloss.Width(cl.text))
+		}
+	}
+	for _, row := range t.rows {
+		last := len(row) - 1
+		for last >= 0 && row[last].text == "" {
+			last--
+		}
+		for c := 0; c <= last; c++ {
+			cl := row[c]
+			text := cl.text
+			if cl.style != nil && text != "" {
+				text = cl.style.Render(text)
+			}
+			b.WriteString(text)
+			if c < last {
+				b.WriteString(strings.Repeat(" ", widths[c]-lipgloss.Width(cl.text)+2))
+			}
+		}
+		b.WriteString("\n")
+	}
+}

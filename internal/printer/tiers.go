@@ -1,0 +1,156 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Output formats of PrintTiers.
+const (
+	FormatTable   = "table"
+	FormatJSON    = "json"
+	FormatYAML    = "yaml"
+	FormatDot     = "dot"
+	FormatMermaid = "mermaid"
+	FormatShell   = "shell"
+)
+
+// Options controls how printers render.
+type Options struct {
+	// Color enables ANSI colour in human formats. The caller decides it
+	// (NO_COLOR, --color, whether stdout is a terminal).
+	Color bool
+}
+
+// TiersFormats returns the formats PrintTiers accepts, default first.
+func TiersFormats() []string {
+	return []string{FormatTable, FormatJSON, FormatYAML, FormatDot, FormatMermaid, FormatShell}
+}
+
+// PrintTiers writes r to w in the given format, one of TiersFormats. The
+// output is rendered completely before anything is written, so a failure
+// leaves w untouched.
+func PrintTiers(w io.Writer, format string, r TiersReport, opts Options) error {
+	var buf strings.Builder
+	var err error
+	switch format {
+	case FormatTable:
+		writeTiersTable(&buf, r, NewStyles(w, opts.Color))
+	case FormatJSON:
+		err = writeTiersJSON(&buf, r)
+	case FormatYAML:
+		err = writeTiersYAML(&buf, r)
+	case FormatDot:
+		writeTiersDot(&buf, r)
+	case FormatMermaid:
+		writeTiersMermaid(&buf, r)
+	case FormatShell:
+		writeTiersShell(&buf, r)
+	default:
+		return fmt.Errorf("unknown output format %q (want one of: %s)", format, strings.Join(TiersFormats(), ", "))
+	}
+	if err != nil {
+		return fmt.Errorf("tiers %s output: %w", format, err)
+	}
+	if _, err := io.WriteString(w, buf.String()); err != nil {
+		return fmt.Errorf("writing tiers %s output: %w", format, err)
+	}
+	return nil
+}
+
+// nodeState is what the human and graph formats show of a node's status.
+type nodeState int
+
+const (
+	stateOffline  nodeState = iota // no live status: read from files
+	stateExternal                  // no object at all
+	stateReady                     // Ready=True
+	stateFailed                    // Ready=False
+	statePending                   // Ready=Unknown or no Ready condition yet
+)
+
+func stateOf(r TiersReport, n TierNode) nodeState {
+	switch {
+	case n.External:
+		return stateExternal
+	case !r.Live:
+		return stateOffline
+	case n.Ready == nil:
+		return statePending
+	case n.Ready.Status == "True":
+		return stateReady
+	case n.Ready.Status == "False":
+		return stateFailed
+	default:
+		return statePending
+	}
+}
+
+// mark is the one-character sign of a state.
+func (s nodeState) mark() string {
+	switch s {
+	case stateReady:
+		return "✔"
+	case stateFailed:
+		return "✗"
+	case statePending:
+		return "…"
+	case stateExternal:
+		return "?"
+	default:
+		return ""
+	}
+}
+
+const suspendedMark = "⏸"
+
+// kindKustomization is the default kind of a node, left implicit in pictures.
+const kindKustomization = "Kustomization"
+
+// nodeCount returns the number of nodes in all tiers.
+func (r TiersReport) nodeCount() int {
+	n := 0
+	for _, t := range r.Tiers {
+		n += len(t.Nodes)
+	}
+	return n
+}
+
+// mixedKinds reports whether the report's nodes and missing objects have
+// more than one kind, in which case names must carry their kind.
+func (r TiersReport) mixedKinds() bool {
+	kind := ""
+	seen := func(k string) bool {
+		if kind == "" {
+			kind = k
+		}
+		return k != kind
+	}
+	for _, t := range r.Tiers {
+		for _, n := range t.Nodes {
+			if seen(n.Kind) {
+				return true
+			}
+		}
+	}
+	for _, m := range r.Missing {
+		if seen(m.Missing.Kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// label names a node namespace/name, prefixed with its kind when kinds mix.
+func label(ref Ref, mixed bool) string {
+	if mixed {
+		return ref.Kind + "/" + ref.namespacedName()
+	}
+	return ref.namespacedName()
+}
+
+// oneLine makes s safe for a single-line comment or label.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,66 @@
+package printer
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+func TestPrintTiersGolden(t *testing.T) {
+	fixtures := map[string]func(*testing.T) TiersReport{
+		"offline": offlineReport,
+		"live":    liveReport,
+	}
+	type run struct {
+		fixture, format string
+		color           bool
+	}
+	var runs []run
+	for _, fixture := range []string{"offline", "live"} {
+		for _, format := range TiersFormats() {
+			runs = append(runs, run{fixture, format, false})
+		}
+	}
+	runs = append(runs, run{"live", FormatTable, true})
+	for _, rn := range runs {
+		name := "tiers_" + rn.fixture + "." + rn.format
+		if rn.color {
+			name += "-color"
+		}
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := PrintTiers(&out, rn.format, fixtures[rn.fixture](t), Options{Color: rn.color}); err != nil {
+				t.Fatalf("PrintTiers() error = %v", err)
+			}
+			if hasEscape := strings.Contains(out.String(), "\x1b["); hasEscape != rn.color {
+				t.Errorf("output has ANSI escapes = %v, want %v", hasEscape, rn.color)
+			}
+			compareGolden(t, filepath.Join("testdata", name+".golden"), out.Bytes())
+		})
+	}
+}
+
+func compareGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}

@@ -1,0 +1,161 @@
+package printer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// writeTiersTable writes one row per node, grouped by tier: the tier number
+// heads each group. Live reports show Ready marks, reasons and revisions;
+// offline reports show paths.
+func writeTiersTable(b *strings.Builder, r TiersReport, st Styles) {
+	mixed := r.mixedKinds()
+	if r.nodeCount() > 0 {
+		t := &textTable{}
+		t.add(tableHeader(r.Live, mixed, st)...)
+		for _, tier := range r.Tiers {
+			for i, n := range tier.Nodes {
+				tierCell := cell{}
+				if i == 0 {
+					tierCell = cell{text: strconv.Itoa(tier.Tier), style: &st.TierHeader}
+				}
+				t.add(append([]cell{tierCell}, nodeCells(r, n, mixed, st)...)...)
+			}
+		}
+		t.dropEmptyColumns()
+		t.render(b)
+	}
+	writeTableNotes(b, r, st)
+}
+
+func tableHeader(live, mixed bool, st Styles) []cell {
+	names := []string{"TIER", "NAME", "KIND", "STATE", "REASON", "REVISION", "PATH", "DEPENDS ON"}
+	if live {
+		names[3] = "READY"
+	}
+	if !mixed {
+		names[2] = ""
+	}
+	cells := make([]cell, len(names))
+	for i, n := range names {
+		cells[i] = cell{text: n, style: &st.Header}
+	}
+	return cells
+}
+
+// nodeCells returns the cells after TIER, matching tableHeader.
+func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
+	state := stateOf(r, n)
+	kind, mark, reason, revision, path := "", cell{}, cell{}, "", cell{}
+	if mixed {
+		kind = n.Kind
+	}
+	switch state {
+	case stateExternal:
+		mark = cell{text: state.mark(), style: &st.Warning}
+		reason = cell{text: "external: no object", style: &st.Dim}
+	case stateOffline:
+		path = cell{text: n.Path, style: &st.Dim}
+	default:
+		mark = cell{text: state.mark(), style: stateStyle(state, st)}
+		if n.Ready != nil {
+			reason = cell{text: n.Ready.Reason}
+		}
+		revision = shortRevision(n.Revision)
+	}
+	if n.Suspended {
+		mark.text = strings.TrimSpace(mark.text + " " + suspendedMark)
+		mark.style = &st.Suspended
+	}
+	return []cell{
+		{text: n.namespacedName()},
+		{text: kind, style: &st.Dim},
+		mark,
+		reason,
+		{text: revision, style: &st.Dim},
+		path,
+		{text: dependsOnText(n, mixed)},
+	}
+}
+
+func stateStyle(s nodeState, st Styles) *lipgloss.Style {
+	switch s {
+	case stateReady:
+		return &st.OK
+	case stateFailed:
+		return &st.Fail
+	default:
+		return &st.Pending
+	}
+}
+
+// dependsOnText lists dependencies by name alone when they share the
+// node's namespace and kind, and qualifies them otherwise.
+func dependsOnText(n TierNode, mixed bool) string {
+	parts := make([]string, len(n.DependsOn))
+	for i, d := range n.DependsOn {
+		switch {
+		case mixed && d.Kind != n.Kind:
+			parts[i] = d.Kind + "/" + d.namespacedName()
+		case d.Namespace != n.Namespace:
+			parts[i] = d.namespacedName()
+		default:
+			parts[i] = d.Name
+		}
+		if d.Missing {
+			parts[i] += " (missing)"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortRevision cuts a long digest in a Flux revision (main@sha1:0123…) to
+// 12 characters; other revisions are returned unchanged.
+func shortRevision(rev string) string {
+	i := strings.LastIndex(rev, ":")
+	if i < 0 || len(rev)-i-1 <= 12 {
+		return rev
+	}
+	for _, c := range rev[i+1:] {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return rev
+		}
+	}
+	return rev[:i+13]
+}
+
+func writeTableNotes(b *strings.Builder, r TiersReport, st Styles) {
+	if len(r.Missing) > 0 || len(r.Warnings) > 0 {
+		b.WriteString("\n")
+	}
+	for _, m := range r.Missing {
+		edge := tiers.MissingDependency{Dependent: m.Dependent.id(), Missing: m.Missing.id()}
+		b.WriteString(st.Warning.Render("missing: "+edge.String()+"; treated as external") + "\n")
+	}
+	for _, w := range r.Warnings {
+		b.WriteString(st.Warning.Render("warning: "+oneLine(w)) + "\n")
+	}
+	b.WriteString("\n")
+	if r.Live && r.nodeCount() > 0 {
+		legend := fmt.Sprintf("%s ready  %s not ready  %s pending  %s suspended  %s external",
+			stateReady.mark(), stateFailed.mark(), statePending.mark(), suspendedMark, stateExternal.mark())
+		b.WriteString(st.Dim.Render(legend) + "\n")
+	}
+	summary := fmt.Sprintf("%s in %s", plural(r.nodeCount(), "node"), plural(len(r.Tiers), "tier"))
+	if r.Source != "" {
+		summary += " from " + oneLine(r.Source)
+	}
+	b.WriteString(st.Dim.Render(summary) + "\n")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

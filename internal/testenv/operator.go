@@ -1,0 +1,91 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// RuntimeCRDOperator simulates an operator such as cdi-operator: once an
+// object of the Trigger resource exists, it waits Delay and then creates
+// CRDs, the way cdi-operator creates storageprofiles.cdi.kubevirt.io only
+// after it has reconciled the CDI CR.
+type RuntimeCRDOperator struct {
+	Trigger schema.GroupVersionResource
+	CRDs    []*apiextensionsv1.CustomResourceDefinition
+	Delay   time.Duration
+
+	mu        sync.Mutex
+	createdAt time.Time
+	err       error
+}
+
+// StartOperator runs op in the background until the world stops.
+func (w *World) StartOperator(op *RuntimeCRDOperator) {
+	go op.run(w)
+}
+
+// CreatedAt reports when the operator created its CRDs (zero if not yet).
+func (op *RuntimeCRDOperator) CreatedAt() time.Time {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	return op.createdAt
+}
+
+// Err reports the last error the operator hit, if any.
+func (op *RuntimeCRDOperator) Err() error {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	return op.err
+}
+
+func (op *RuntimeCRDOperator) run(w *World) {
+	ctx := w.Context()
+	// A real operator uses an informer; this simulator lists on a short
+	// tick because the trigger's own CRD may not exist yet when it starts.
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		list, err := w.Dynamic.Resource(op.Trigger).List(ctx, metav1.ListOptions{})
+		if err != nil || len(list.Items) == 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(op.Delay):
+		}
+		op.setResult(op.createCRDs(ctx, w))
+		return
+	}
+}
+
+func (op *RuntimeCRDOperator) createCRDs(ctx context.Context, w *World) error {
+	for _, crd := range op.CRDs {
+		obj := crd.DeepCopy()
+		obj.SetManagedFields(nil)
+		if err := w.Client.Create(ctx, obj, fieldOwner("simulated-operator")); err != nil && !isAlreadyExists(err) {
+			return fmt.Errorf("CustomResourceDefinition/%s create failed: %w", crd.Name, err)
+		}
+	}
+	return nil
+}
+
+func (op *RuntimeCRDOperator) setResult(err error) {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	op.err = err
+	if err == nil {
+		op.createdAt = time.Now()
+	}
+}

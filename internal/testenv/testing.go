@@ -1,0 +1,92 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+func fieldOwner(name string) client.FieldOwner { return client.FieldOwner(name) }
+
+// New starts a fresh world for one test and stops it when the test ends.
+// When the world cannot start, the test fails if CI is set and is skipped
+// otherwise: CI must never pass without the real control plane.
+func New(tb testing.TB, opts Options) *World {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w, err := Start(ctx, opts)
+	if err != nil {
+		unavailable(tb, err)
+		return nil
+	}
+	tb.Cleanup(func() {
+		if tb.Failed() && w.Controller != nil {
+			tb.Logf("kustomize-controller log (last 60 lines):\n%s", tail(w.Controller.Log(), 60))
+		}
+		w.Stop()
+	})
+	return w
+}
+
+func unavailable(tb testing.TB, err error) {
+	tb.Helper()
+	if os.Getenv("CI") != "" {
+		tb.Fatalf("test world unavailable (CI is set, so this fails instead of skipping): %v", err)
+	}
+	tb.Skipf("test world unavailable (run scripts/testenv.sh, or set CI to make this fatal): %v", err)
+}
+
+// Shared holds one world per test package, started on first use and
+// stopped by the package's TestMain.
+type Shared struct {
+	Options Options
+	once    sync.Once
+	world   *World
+	err     error
+}
+
+// Get returns the package's world, starting it on first use.
+func (s *Shared) Get(tb testing.TB) *World {
+	tb.Helper()
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		s.world, s.err = Start(ctx, s.Options)
+	})
+	if s.err != nil {
+		unavailable(tb, s.err)
+		return nil
+	}
+	return s.world
+}
+
+// Stop stops the shared world if it was started.
+func (s *Shared) Stop() { s.world.Stop() }
+
+// UniqueName returns prefix with a short suffix unique within this process.
+func UniqueName(prefix string) string {
+	uniqueMu.Lock()
+	defer uniqueMu.Unlock()
+	uniqueN++
+	return fmt.Sprintf("%s-%d", prefix, uniqueN)
+}
+
+var (
+	uniqueMu sync.Mutex
+	uniqueN  int
+)
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,192 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Options configure a World.
+type Options struct {
+	// ControllerBinary names the kustomize-controller binary inside the
+	// assets directory; empty means "kustomize-controller" (the default release).
+	ControllerBinary string
+	// NoController starts only the control plane.
+	NoController bool
+	// ControllerArgs are extra flags for kustomize-controller.
+	ControllerArgs []string
+}
+
+// World is one running test world. Every World has its own temporary
+// directory, loopback ports, etcd and kube-apiserver.
+type World struct {
+	Env        *envtest.Environment
+	Config     *rest.Config
+	Client     client.Client
+	Dynamic    dynamic.Interface
+	Kubeconfig string
+	Dir        string
+	Assets     string
+	Artifacts  *ArtifactServer
+	Controller *Controller
+
+	// StartupTime is how long the control plane took to start.
+	StartupTime time.Duration
+	cancel      context.CancelFunc
+	ctx         context.Context
+}
+
+// Scheme returns a scheme holding every type the test world uses.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	builder := runtime.NewSchemeBuilder(corev1.AddToScheme, apiextensionsv1.AddToScheme, kustomizev1.AddToScheme, sourcev1.AddToScheme)
+	if err := builder.AddToScheme(s); err != nil {
+		return nil, fmt.Errorf("test world scheme: %w", err)
+	}
+	return s, nil
+}
+
+// Start starts a new world. The caller must call Stop.
+func Start(ctx context.Context, opts Options) (w *World, err error) {
+	assets, err := AssetsDir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "standup-world-")
+	if err != nil {
+		return nil, fmt.Errorf("test world: %w", err)
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	w = &World{Dir: dir, Assets: assets, ctx: wctx, cancel: cancel}
+	defer func() {
+		if err != nil {
+			w.Stop()
+		}
+	}()
+	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
+		return nil, fmt.Errorf("test world: %w", err)
+	}
+	if err := w.startControlPlane(); err != nil {
+		return nil, err
+	}
+	w.Artifacts, err = StartArtifactServer(filepath.Join(dir, "artifacts"))
+	if err != nil {
+		return nil, err
+	}
+	if opts.NoController {
+		return w, nil
+	}
+	w.Controller = &Controller{
+		Binary:     filepath.Join(assets, orDefault(opts.ControllerBinary, "kustomize-controller")),
+		Kubeconfig: w.Kubeconfig,
+		Dir:        filepath.Join(dir, "controller"),
+		Args:       opts.ControllerArgs,
+	}
+	if err := w.Controller.Start(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *World) startControlPlane() error {
+	start := time.Now()
+	w.Env = &envtest.Environment{
+		BinaryAssetsDirectory:    w.Assets,
+		CRDDirectoryPaths:        []string{filepath.Join(w.Assets, "crds")},
+		ErrorIfCRDPathMissing:    true,
+		ControlPlaneStartTimeout: 90 * time.Second,
+		ControlPlaneStopTimeout:  30 * time.Second,
+	}
+	etcd := &envtest.Etcd{}
+	w.Env.ControlPlane.Etcd = etcd
+	etcd.DataDir = filepath.Join(w.Dir, "etcd")
+	api := w.Env.ControlPlane.GetAPIServer()
+	api.CertDir = filepath.Join(w.Dir, "apiserver")
+	for _, d := range []string{etcd.DataDir, api.CertDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("test world: %w", err)
+		}
+	}
+	if _, err := w.Env.Start(); err != nil {
+		return fmt.Errorf("test world: control plane did not start: %w", err)
+	}
+	w.StartupTime = time.Since(start)
+	user, err := w.Env.AddUser(envtest.User{Name: "standup-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fmt.Errorf("test world: admin user: %w", err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		return fmt.Errorf("test world: admin kubeconfig: %w", err)
+	}
+	w.Kubeconfig = filepath.Join(w.Dir, "kubeconfig")
+	if err := os.WriteFile(w.Kubeconfig, kubeconfig, 0o600); err != nil {
+		return fmt.Errorf("test world: %w", err)
+	}
+	w.Config = user.Config()
+	w.Config.QPS, w.Config.Burst = 200, 400
+	scheme, err := Scheme()
+	if err != nil {
+		return err
+	}
+	if w.Client, err = client.New(w.Config, client.Options{Scheme: scheme}); err != nil {
+		return fmt.Errorf("test world: client: %w", err)
+	}
+	if w.Dynamic, err = dynamic.NewForConfig(w.Config); err != nil {
+		return fmt.Errorf("test world: dynamic client: %w", err)
+	}
+	return nil
+}
+
+// Stop tears the world down: controller, operators, artifact server, control
+// plane, and the temporary directory. It is safe to call more than once.
+func (w *World) Stop() {
+	if w == nil {
+		return
+	}
+	w.cancel()
+	if w.Controller != nil {
+		w.Controller.Stop()
+	}
+	if w.Artifacts != nil {
+		w.Artifacts.Close()
+	}
+	if w.Env != nil {
+		_ = w.Env.Stop()
+	}
+	if os.Getenv("STANDUP_KEEP_WORLD") == "" {
+		_ = os.RemoveAll(w.Dir)
+	}
+}
+
+// Context is cancelled when the world stops; background helpers use it.
+func (w *World) Context() context.Context { return w.ctx }
+
+// CreateNamespace creates a namespace, tolerating one that already exists.
+func (w *World) CreateNamespace(ctx context.Context, name string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := w.Client.Create(ctx, ns); err != nil && !isAlreadyExists(err) {
+		return fmt.Errorf("Namespace/%s create failed: %w", name, err)
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,23 @@
+// Package crds diagnoses the cold-start deadlock of a Flux Kustomization whose
+// build holds custom resources of a kind that an operator creates only at
+// runtime, and holds the CRD bundle that standup pre-applies to break it.
+//
+// kustomize-controller dry-runs every object of a stage before it applies any,
+// so one object of an unserved kind aborts the whole pass. ParseDryRunFailures
+// reads a Kustomization's Ready message (several lines, with a change-set log)
+// and returns every object that failed that way, with the missing group,
+// version and kind, in every form fluxcd/pkg/ssa and controller-runtime have
+// written it. Diagnose combines that with what the cluster holds (a CRDLookup
+// answered from a fresh read of the API server) and with the Bundle, and
+// SameFailure compares two diagnoses so that a caller can prove the deadlock:
+// the same kinds missing again after a reconcile it requested itself.
+//
+// LoadBundle reads a directory of CRD manifests, strictly: anything that is
+// not a well-formed apiextensions.k8s.io/v1 CustomResourceDefinition is an
+// error naming the file and the document. StripForCapture and MarshalCRD turn
+// a live CRD into a manifest fit for the bundle, and RuntimeCRDs picks the
+// CRDs that no Kustomization inventory lists.
+//
+// Everything in the files parse.go, diagnose.go, bundle.go and capture.go is
+// pure or reads local files only; it never talks to a cluster.
+package crds

@@ -1,0 +1,62 @@
+package flux
+
+import (
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// KindKustomization is the kind of a Flux Kustomization.
+const KindKustomization = kustomizev1.KustomizationKind
+
+// FromKustomization converts a typed Kustomization into an Object. It resolves
+// dependsOn namespaces (defaulting to the dependent's own) and the sourceRef
+// namespace the same way kustomize-controller does.
+func FromKustomization(ks *kustomizev1.Kustomization) Object {
+	id := tiers.ID{Kind: KindKustomization, Namespace: ks.Namespace, Name: ks.Name}
+	obj := Object{
+		Node:                   tiers.Node{ID: id},
+		Path:                   ks.Spec.Path,
+		Wait:                   ks.Spec.Wait,
+		HasHealthChecks:        len(ks.Spec.HealthChecks) > 0,
+		Prune:                  ks.Spec.Prune,
+		TargetNamespace:        ks.Spec.TargetNamespace,
+		Suspended:              ks.Spec.Suspend,
+		LastAppliedRevision:    ks.Status.LastAppliedRevision,
+		Generation:             ks.Generation,
+		ObservedGeneration:     ks.Status.ObservedGeneration,
+		RequestedAt:            ks.GetAnnotations()[meta.ReconcileRequestAnnotation],
+		LastHandledReconcileAt: ks.Status.LastHandledReconcileAt,
+		Timeout:                ks.GetTimeout(),
+	}
+	for _, dep := range ks.Spec.DependsOn {
+		ns := dep.Namespace
+		if ns == "" {
+			ns = ks.Namespace
+		}
+		obj.DependsOn = append(obj.DependsOn, tiers.Dependency{
+			ID:        tiers.ID{Kind: KindKustomization, Namespace: ns, Name: dep.Name},
+			ReadyExpr: dep.ReadyExpr,
+		})
+	}
+	src := ks.Spec.SourceRef
+	srcNS := src.Namespace
+	if srcNS == "" {
+		srcNS = ks.Namespace
+	}
+	obj.SourceRef = tiers.ID{Kind: src.Kind, Namespace: srcNS, Name: src.Name}
+	if c := apimeta.FindStatusCondition(ks.Status.Conditions, meta.ReadyCondition); c != nil {
+		obj.Ready = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+	}
+	if c := apimeta.FindStatusCondition(ks.Status.Conditions, meta.StalledCondition); c != nil {
+		obj.Stalled = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+	}
+	if ks.Status.Inventory != nil {
+		for _, e := range ks.Status.Inventory.Entries {
+			obj.Inventory = append(obj.Inventory, e.ID)
+		}
+	}
+	return obj
+}

@@ -1,0 +1,209 @@
+package render
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	fluxkustomize "github.com/fluxcd/pkg/kustomize"
+	securefs "github.com/fluxcd/pkg/kustomize/filesys"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
+	kustypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// buildMu serialises kustomize builds: krusty has process-wide state (the
+// OpenAPI schema and a map with a known concurrent-write bug), which is why
+// fluxcd/pkg/kustomize serialises its builds too.
+var buildMu sync.Mutex
+
+// builder runs kustomize builds the way kustomize-controller does, against a
+// read-only view of the repository: the kustomization.yaml that Flux would
+// generate or rewrite lives in memory only.
+type builder struct {
+	root string
+	disk filesys.FileSystem
+}
+
+// newBuilder returns a builder for the repository at root (absolute).
+func newBuilder(root string) (*builder, error) {
+	disk, err := securefs.MakeFsOnDiskSecure(root)
+	if err != nil {
+		return nil, fmt.Errorf("repository root %s: %w", root, err)
+	}
+	return &builder{root: root, disk: disk}, nil
+}
+
+// build builds dir (absolute) with the spec of the Flux Kustomization ks
+// (nil for a plain directory): it generates or rewrites the kustomization
+// file with fluxcd/pkg/kustomize's generator (targetNamespace, namePrefix,
+// nameSuffix, patches, images, components), runs kustomize with Flux's
+// options, and returns every object with the file it came from. Objects
+// carrying a top-level `sops:` key are left out and reported in notes.
+func (b *builder) build(ks map[string]any, dir string) (manifests []Manifest, notes []string, err error) {
+	if ks == nil {
+		ks = map[string]any{}
+	}
+	gen := fluxkustomize.NewGenerator(b.root, unstructured.Unstructured{Object: ks})
+	data, kfile, _, err := gen.GenerateManifest(dir)
+	if err != nil {
+		return nil, nil, b.diagnose(dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
+	}
+	var kus kustypes.Kustomization
+	if err := sigsyaml.Unmarshal(data, &kus); err != nil {
+		return nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
+	}
+	addedOrigin := !slices.Contains(kus.BuildMetadata, kustypes.OriginAnnotations)
+	if addedOrigin {
+		kus.BuildMetadata = append(kus.BuildMetadata, kustypes.OriginAnnotations)
+		if data, err = sigsyaml.Marshal(kus); err != nil {
+			return nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
+		}
+	}
+	fs := &recordingFS{FileSystem: securefs.MakeFsInMemory(b.disk)}
+	if err := fs.WriteFile(kfile, data); err != nil {
+		return nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
+	}
+	exact := kus.OpenAPI != nil || len(kus.Crds) > 0
+	m, err := runKustomize(fs, dir, exact)
+	if err != nil {
+		return nil, nil, b.diagnose(dir, fs.reads, fmt.Errorf("kustomize build failed: %w", err))
+	}
+	return b.collect(m, dir, addedOrigin)
+}
+
+// collect turns a build result into manifests, mirroring the checks that
+// kustomize-controller makes on every resource, and drops SOPS documents.
+func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) ([]Manifest, []string, error) {
+	var out []Manifest
+	var notes []string
+	for _, res := range m.Resources() {
+		file := ""
+		if origin, err := res.GetOrigin(); err == nil && origin != nil {
+			file = b.originFile(dir, origin.Repo, origin.Path, origin.ConfiguredIn)
+		}
+		if stripOrigin {
+			if err := res.SetOrigin(nil); err != nil {
+				return nil, nil, fmt.Errorf("kustomize build failed: %w", err)
+			}
+		}
+		if res.GetName() == "" || res.GetKind() == "" || res.GetApiVersion() == "" {
+			return nil, nil, fmt.Errorf("%s: failed to decode Kubernetes apiVersion, kind and name from: %s", orUnknown(file), res.String())
+		}
+		obj, err := res.Map()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", orUnknown(file), err)
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		if isKustomizeConfig(u) {
+			continue
+		}
+		if _, encrypted := obj["sops"]; encrypted {
+			notes = append(notes, fmt.Sprintf("%s: %s is SOPS-encrypted; skipped (not decrypted offline)", orUnknown(file), describe(u)))
+			continue
+		}
+		out = append(out, Manifest{Object: u, File: file})
+	}
+	return out, notes, nil
+}
+
+// originFile converts kustomize's origin annotation, rooted at the build
+// directory, into a slash-separated path relative to the repository root.
+func (b *builder) originFile(dir, repo, path, configuredIn string) string {
+	if repo != "" {
+		return repo + "//" + path
+	}
+	if path == "" {
+		path = configuredIn
+	}
+	if path == "" {
+		return ""
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	return b.rel(path)
+}
+
+// rel returns path relative to the repository root, slash-separated.
+func (b *builder) rel(path string) string {
+	rel, err := filepath.Rel(b.root, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// runKustomize runs krusty with the options of fluxcd/pkg/kustomize.Build
+// (no load restrictions, builtin plugins only, panics recovered). Flux's own
+// Build re-parses the embedded OpenAPI schema on every call (about 150 ms);
+// that isolation only matters when a kustomization customises the schema, so
+// exact selects Flux's Build for that case, and otherwise a schema that a
+// nested kustomization changed is reset after the build.
+func runKustomize(fs filesys.FileSystem, dir string, exact bool) (m resmap.ResMap, err error) {
+	if exact {
+		return fluxkustomize.Build(fs, dir)
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	before := openapi.GetSchemaVersion()
+	defer func() {
+		if openapi.GetSchemaVersion() != before {
+			openapi.ResetOpenAPI()
+		}
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered from kustomize build panic: %v", r)
+		}
+	}()
+	k := krusty.MakeKustomizer(&krusty.Options{
+		LoadRestrictions: kustypes.LoadRestrictionsNone,
+		PluginConfig:     kustypes.DisabledPluginConfig(),
+	})
+	return k.Run(fs, dir)
+}
+
+// isKustomizeConfig reports whether u is kustomize's own Kustomization
+// (kustomize.config.k8s.io), which kustomize-controller never applies.
+func isKustomizeConfig(u *unstructured.Unstructured) bool {
+	return strings.EqualFold(u.GetKind(), "Kustomization") &&
+		strings.HasPrefix(u.GetAPIVersion(), "kustomize.config.k8s.io/")
+}
+
+// describe renders an object as Kind/namespace/name (Kind/name when cluster-scoped).
+func describe(u *unstructured.Unstructured) string {
+	if ns := u.GetNamespace(); ns != "" {
+		return u.GetKind() + "/" + ns + "/" + u.GetName()
+	}
+	return u.GetKind() + "/" + u.GetName()
+}
+
+func orUnknown(file string) string {
+	if file == "" {
+		return "(generated)"
+	}
+	return file
+}
+
+// recordingFS records the files a build reads, so that a failed build can be
+// traced back to the malformed file.
+type recordingFS struct {
+	filesys.FileSystem
+	mu    sync.Mutex
+	reads []string
+}
+
+// ReadFile reads a file and records its path.
+func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
+	fs.mu.Lock()
+	fs.reads = append(fs.reads, path)
+	fs.mu.Unlock()
+	return fs.FileSystem.ReadFile(path)
+}

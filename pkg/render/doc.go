@@ -1,0 +1,35 @@
+// Package render is standup's offline view of a cluster: it reads a Flux
+// repository checkout and derives, from files only, the Flux objects the
+// cluster would have and everything each Kustomization would apply.
+//
+// Load mirrors kustomize-controller v1.9: it builds the directory given as
+// Path (generating a kustomization.yaml the way Flux does when there is none),
+// then, for every Flux Kustomization found, builds spec.path relative to the
+// repository root with fluxcd/pkg/kustomize's generator and kustomize's
+// krusty (patches, images, targetNamespace, namePrefix/nameSuffix,
+// components), runs postBuild substitution, and recurses into the
+// Kustomizations that build produces. Each Kustomization is built once.
+//
+// The repository root is Options.RepoRoot, else the nearest directory at or
+// above Path that holds .git or standup.yaml. A standup.yaml therefore makes
+// a sub-directory of a larger checkout (such as examples/homelab) a
+// repository of its own, whose spec.path values are relative to it.
+//
+// Where the offline view necessarily differs from a cluster:
+//   - substituteFrom reads ConfigMaps and Secrets from the repository's own
+//     rendered output (Path's build and every Kustomization's), not from a
+//     cluster; a non-optional one that is absent is a warning, not an error;
+//   - a ${VAR} that no variable defines is left as it is (Flux would
+//     substitute an empty string) and reported; ${VAR:=default} works as in Flux;
+//   - SOPS-encrypted documents (a top-level sops key) are skipped with a note;
+//   - Kustomizations that build from a source other than the one Path's own
+//     Kustomizations use are nodes but are not rendered;
+//   - remote kustomize bases are not fetched: they fail the build;
+//   - a namespaced Flux object left without a namespace is skipped with a
+//     note, because kustomize-controller does not default it and fails the
+//     apply with "namespace not specified".
+//
+// Anything malformed (a file, a document, a build) fails the whole Load with
+// an error that names the file, relative to the repository root, and the
+// 1-based document index where it can be known (*MalformedError).
+package render

@@ -1,0 +1,162 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// ConfigFile is the name of standup's repository configuration file. Its
+// presence marks a repository root, like .git does.
+const ConfigFile = "standup.yaml"
+
+// ErrNoRepoRoot is returned when no repository root was given and none was
+// found above the path.
+var ErrNoRepoRoot = errors.New("no repository root found")
+
+// Options says what Load reads.
+type Options struct {
+	// Path is the directory holding the cluster's Flux Kustomization
+	// objects, for example clusters/prod. A relative path is resolved
+	// against the working directory.
+	Path string
+	// RepoRoot is the directory that spec.path values are relative to: the
+	// root of the source artifact. When empty, it is the nearest directory
+	// at or above Path that holds .git or standup.yaml (see FindRepoRoot).
+	RepoRoot string
+	// Kinds selects the Flux kinds reported in Result.Objects:
+	// KindKustomization (the default when empty) and KindHelmRelease.
+	// Kustomizations are followed whatever Kinds says.
+	Kinds []string
+}
+
+// Manifest is one rendered object and the file it came from.
+type Manifest struct {
+	// Object is the object as kustomize-controller would apply it.
+	Object *unstructured.Unstructured
+	// File is the file the object was read from, relative to the repository
+	// root and slash-separated; empty when kustomize records none (objects
+	// from generators record their kustomization file instead).
+	File string
+}
+
+// Result is the offline view of a cluster: the Flux objects it would have and
+// everything each Kustomization would apply.
+type Result struct {
+	// RepoRoot is the absolute repository root used.
+	RepoRoot string
+	// Path is Options.Path relative to RepoRoot, slash-separated.
+	Path string
+	// Objects are the Flux objects discovered, sorted by ID (namespace,
+	// name, kind), with File and AppliedBy set. AppliedBy is nil for an
+	// object that only the build of Path produces, and never points at the
+	// object itself.
+	Objects []flux.Object
+	// Definitions holds each object of Objects as it was rendered (after its
+	// parent's build and substitution), with its file. Callers read spec
+	// fields the node does not carry (postBuild, healthChecks) from it.
+	Definitions map[tiers.ID]Manifest
+	// Rendered holds, for each Kustomization built from this repository,
+	// every object its build produces after patches, images,
+	// targetNamespace, namePrefix/nameSuffix, components and postBuild
+	// substitution, sorted by kind, namespace, name and apiVersion.
+	// Kustomizations that build from another source have no entry.
+	Rendered map[tiers.ID][]Manifest
+	// Root holds the objects of the build of Path itself.
+	Root []Manifest
+	// Warnings are the notes of an incomplete offline view (unresolved
+	// variables, SOPS documents skipped, foreign sources), sorted.
+	Warnings []string
+}
+
+// Load derives, from files only, the Flux objects a cluster would have:
+// it builds Path, then follows every Kustomization it finds the way
+// kustomize-controller would, recursively. Any malformed file, missing
+// spec.path or failed build fails the whole load.
+func Load(ctx context.Context, opts Options) (*Result, error) {
+	kinds, err := normalizeKinds(opts.Kinds)
+	if err != nil {
+		return nil, err
+	}
+	path, root, err := resolvePaths(opts.Path, opts.RepoRoot)
+	if err != nil {
+		return nil, err
+	}
+	b, err := newBuilder(root)
+	if err != nil {
+		return nil, err
+	}
+	return newLoader(b, kinds).run(ctx, path)
+}
+
+// FindRepoRoot returns the nearest directory at or above dir that holds .git
+// (a directory or a file) or standup.yaml. It wraps ErrNoRepoRoot when there
+// is none.
+func FindRepoRoot(dir string) (string, error) {
+	abs, err := canonical(dir)
+	if err != nil {
+		return "", err
+	}
+	for current := abs; ; {
+		for _, marker := range []string{".git", ConfigFile} {
+			if _, err := os.Stat(filepath.Join(current, marker)); err == nil {
+				return current, nil
+			}
+		}
+		parent := filepath.Dir(current)
+		if parent == current {
+			return "", fmt.Errorf("%w: no .git or %s in or above %s; give the repository root explicitly (--repo-root)",
+				ErrNoRepoRoot, ConfigFile, abs)
+		}
+		current = parent
+	}
+}
+
+// resolvePaths returns Path and the repository root as absolute paths with
+// symlinks resolved, and checks that Path is a directory inside the root.
+func resolvePaths(path, root string) (string, string, error) {
+	if path == "" {
+		return "", "", errors.New("path is empty")
+	}
+	absPath, err := canonical(path)
+	if err != nil {
+		return "", "", err
+	}
+	if info, err := os.Stat(absPath); err != nil || !info.IsDir() {
+		return "", "", fmt.Errorf("path %s: not a directory", path)
+	}
+	if root == "" {
+		root, err = FindRepoRoot(absPath)
+	} else {
+		root, err = canonical(root)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	rel, err := filepath.Rel(root, absPath)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", "", fmt.Errorf("path %s is outside the repository root %s", path, root)
+	}
+	return absPath, root, nil
+}
+
+// canonical returns path as an absolute path with symlinks resolved.
+func canonical(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("path %s: %w", path, err)
+	}
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("path %s: %w", path, err)
+	}
+	return resolved, nil
+}

@@ -1,0 +1,196 @@
+package render
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/envsubst"
+	"github.com/fluxcd/pkg/envsubst/parse"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+const (
+	// substituteKey is the label or annotation that turns substitution off
+	// for one object when set to "disabled".
+	substituteKey = "kustomize.toolkit.fluxcd.io/substitute"
+	// varNamePattern is the pattern kustomize-controller requires of variable names.
+	varNamePattern = "^[_[:alpha:]][_[:alpha:][:digit:]]*$"
+)
+
+// varIndex holds the data of every ConfigMap and Secret found in the
+// repository's rendered output, keyed by Kind/namespace/name. It stands in
+// for the cluster that postBuild.substituteFrom reads.
+type varIndex map[tiers.ID]map[string]string
+
+// add indexes m when it is a core/v1 ConfigMap or Secret. The first object
+// with a given ID wins. Secret values come from data (base64) and stringData,
+// merged the way the API server merges them.
+func (ix varIndex) add(m Manifest) {
+	u := m.Object
+	if u.GetAPIVersion() != "v1" || (u.GetKind() != "ConfigMap" && u.GetKind() != "Secret") {
+		return
+	}
+	id := tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+	if _, seen := ix[id]; seen {
+		return
+	}
+	values := map[string]string{}
+	data, _, _ := unstructured.NestedMap(u.Object, "data")
+	for k, v := range data {
+		s := fmt.Sprint(v)
+		if id.Kind == "Secret" {
+			decoded, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				continue
+			}
+			s = string(decoded)
+		}
+		values[k] = s
+	}
+	if id.Kind == "Secret" {
+		stringData, _, _ := unstructured.NestedMap(u.Object, "stringData")
+		for k, v := range stringData {
+			values[k] = fmt.Sprint(v)
+		}
+	}
+	ix[id] = values
+}
+
+// refsPresent reports whether every substituteFrom reference of ks, optional
+// or not, is in the index.
+func refsPresent(ks *kustomizev1.Kustomization, ix varIndex) bool {
+	if ks.Spec.PostBuild == nil {
+		return true
+	}
+	for _, ref := range ks.Spec.PostBuild.SubstituteFrom {
+		if _, ok := ix[tiers.ID{Kind: ref.Kind, Namespace: ks.Namespace, Name: ref.Name}]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// postBuildVars resolves the variables of ks the way fluxcd/pkg/kustomize
+// does: substituteFrom references in order (later ones override earlier
+// ones), then the inline substitute map, newlines removed from values. It
+// returns the non-optional references it could not find.
+func postBuildVars(ks *kustomizev1.Kustomization, ix varIndex) (vars map[string]string, missing []string) {
+	vars = map[string]string{}
+	for _, ref := range ks.Spec.PostBuild.SubstituteFrom {
+		values, ok := ix[tiers.ID{Kind: ref.Kind, Namespace: ks.Namespace, Name: ref.Name}]
+		if !ok {
+			if !ref.Optional {
+				missing = append(missing, ref.Kind+"/"+ks.Namespace+"/"+ref.Name)
+			}
+			continue
+		}
+		for k, v := range values {
+			vars[k] = strings.ReplaceAll(v, "\n", "")
+		}
+	}
+	for k, v := range ks.Spec.PostBuild.Substitute {
+		vars[k] = strings.ReplaceAll(v, "\n", "")
+	}
+	return vars, missing
+}
+
+// substitute runs postBuild variable substitution on u in place, with
+// kustomize-controller's rules and one deliberate difference: a bare ${VAR}
+// that no variable defines is left as it is, not replaced by an empty string,
+// so that the offline view shows what could not be resolved. Defaults such
+// as ${VAR:=value} work as in Flux. It returns the variables referenced
+// without a default that are not defined, sorted.
+func substitute(u *unstructured.Unstructured, vars map[string]string) ([]string, error) {
+	if u.GetLabels()[substituteKey] == "disabled" || u.GetAnnotations()[substituteKey] == "disabled" {
+		return nil, nil
+	}
+	nameRE := regexp.MustCompile(varNamePattern)
+	for k := range vars {
+		if !nameRE.MatchString(k) {
+			return nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
+		}
+	}
+	data, err := sigsyaml.Marshal(u.Object)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := parse.Parse(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
+	}
+	refs := map[string]bool{}
+	collectRefs(tree.Root, refs)
+	var unresolved []string
+	for name, withoutDefault := range refs {
+		if _, ok := vars[name]; !ok && withoutDefault {
+			unresolved = append(unresolved, name)
+		}
+	}
+	sort.Strings(unresolved)
+	out, err := envsubst.Eval(escapeBare(string(data), unresolved), func(s string) (string, bool) {
+		return vars[s], true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
+	}
+	jsonData, err := sigsyaml.YAMLToJSON([]byte(out))
+	if err != nil {
+		return nil, fmt.Errorf("YAMLToJSON: %w", err)
+	}
+	obj := map[string]any{}
+	if err := json.Unmarshal(jsonData, &obj); err != nil {
+		return nil, fmt.Errorf("UnmarshalJSON: %w", err)
+	}
+	u.Object = obj
+	return unresolved, nil
+}
+
+// collectRefs records every variable referenced under node; refs[name] is
+// true when some reference has no default operator (-, :-, =, :=, +, :+, ?, :?).
+func collectRefs(node parse.Node, refs map[string]bool) {
+	switch n := node.(type) {
+	case *parse.ListNode:
+		for _, child := range n.Nodes {
+			collectRefs(child, refs)
+		}
+	case *parse.FuncNode:
+		refs[n.Param] = refs[n.Param] || !isDefaultOp(n.Name)
+		for _, arg := range n.Args {
+			collectRefs(arg, refs)
+		}
+	}
+}
+
+// isDefaultOp reports whether an envsubst operator supplies a value for an
+// unset variable.
+func isDefaultOp(name string) bool {
+	switch name {
+	case "-", "+", "=", "?", ":-", ":+", ":=", ":?":
+		return true
+	}
+	return false
+}
+
+// escapeBare escapes every bare ${NAME} reference to one of names as $${NAME},
+// which envsubst turns back into the literal ${NAME}. A reference already
+// escaped (preceded by an odd number of extra $) is left alone.
+func escapeBare(text string, names []string) string {
+	for _, name := range names {
+		re := regexp.MustCompile(`(\$+)\{` + regexp.QuoteMeta(name) + `\}`)
+		text = re.ReplaceAllStringFunc(text, func(m string) string {
+			if run := strings.Count(m, "$"); run%2 == 1 {
+				return "$" + m
+			}
+			return m
+		})
+	}
+	return text
+}

@@ -84,6 +84,8 @@ func Run(ctx context.Context, args []string, streams Streams) error {
 		},
 		Commands: []*cli.Command{
 			versionCommand(streams),
+			tiersCommand(streams),
+			resumeCommand(streams),
 		},
 	}
 	notFound := false

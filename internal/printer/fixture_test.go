@@ -9,7 +9,9 @@ import (
 
 const revision = "main@sha1:4f2a9c0e1b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e"
 
-func ksID(ns, name string) tiers.ID { return tiers.ID{Kind: "Kustomization", Namespace: ns, Name: name} }
+func ksID(ns, name string) tiers.ID {
+	return tiers.ID{Kind: "Kustomization", Namespace: ns, Name: name}
+}
 
 func ksObj(ns, name, path string, deps ...tiers.ID) flux.Object {
 	o := flux.Object{

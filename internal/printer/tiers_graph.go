@@ -53,7 +53,7 @@ func writeTiersDot(b *strings.Builder, r TiersReport) {
 	b.WriteString("// Each edge points from a dependent to its dependency (\"depends on\").\n")
 	b.WriteString("digraph tiers {\n")
 	b.WriteString("  rankdir=BT;\n")
-	b.WriteString("  graph [fontname=\"Helvetica\", labelloc=t, labeljust=l];\n")
+	b.WriteString("  graph [fontname=\"Helvetica\", labelloc=b, labeljust=l];\n")
 	b.WriteString("  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n")
 	b.WriteString("  edge [fontname=\"Helvetica\"];\n")
 	for _, tier := range r.Tiers {

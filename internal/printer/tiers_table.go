@@ -130,7 +130,7 @@ func shortRevision(rev string) string {
 }
 
 func writeTableNotes(b *strings.Builder, r TiersReport, st Styles) {
-	if len(r.Missing) > 0 || len(r.Warnings) > 0 {
+	if b.Len() > 0 && (len(r.Missing) > 0 || len(r.Warnings) > 0) {
 		b.WriteString("\n")
 	}
 	for _, m := range r.Missing {
@@ -140,7 +140,9 @@ func writeTableNotes(b *strings.Builder, r TiersReport, st Styles) {
 	for _, w := range r.Warnings {
 		b.WriteString(st.Warning.Render("warning: "+oneLine(w)) + "\n")
 	}
-	b.WriteString("\n")
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
 	if r.Live && r.nodeCount() > 0 {
 		legend := fmt.Sprintf("%s ready  %s not ready  %s pending  %s suspended  %s external",
 			stateReady.mark(), stateFailed.mark(), statePending.mark(), suspendedMark, stateExternal.mark())

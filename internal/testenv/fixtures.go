@@ -20,6 +20,7 @@ type KS struct {
 	Source, SourceNamespace string
 	DependsOn               []meta.NamespacedObjectReference
 	Wait, Suspend, Prune    bool
+	TargetNamespace         string
 	Interval, Timeout       time.Duration
 }
 
@@ -37,11 +38,12 @@ func (k KS) Kustomization() *kustomizev1.Kustomization {
 	ks := &kustomizev1.Kustomization{
 		ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Name},
 		Spec: kustomizev1.KustomizationSpec{
-			Interval: metav1.Duration{Duration: interval},
-			Path:     k.Path,
-			Prune:    k.Prune,
-			Wait:     k.Wait,
-			Suspend:  k.Suspend,
+			Interval:        metav1.Duration{Duration: interval},
+			Path:            k.Path,
+			Prune:           k.Prune,
+			Wait:            k.Wait,
+			Suspend:         k.Suspend,
+			TargetNamespace: k.TargetNamespace,
 			SourceRef: kustomizev1.CrossNamespaceSourceReference{
 				Kind: sourcev1.GitRepositoryKind, Name: k.Source, Namespace: k.SourceNamespace,
 			},

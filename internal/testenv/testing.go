@@ -19,6 +19,7 @@ func fieldOwner(name string) client.FieldOwner { return client.FieldOwner(name) 
 // otherwise: CI must never pass without the real control plane.
 func New(tb testing.TB, opts Options) *World {
 	tb.Helper()
+	skipShort(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	w, err := Start(ctx, opts)
@@ -43,6 +44,15 @@ func unavailable(tb testing.TB, err error) {
 	tb.Skipf("test world unavailable (run scripts/testenv.sh, or set CI to make this fatal): %v", err)
 }
 
+// skipShort skips integration tests under -short, which is how the unit
+// tests alone are run; CI never passes -short.
+func skipShort(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("integration test: needs the test world (not run with -short)")
+	}
+}
+
 // Shared holds one world per test package, started on first use and
 // stopped by the package's TestMain.
 type Shared struct {
@@ -55,6 +65,7 @@ type Shared struct {
 // Get returns the package's world, starting it on first use.
 func (s *Shared) Get(tb testing.TB) *World {
 	tb.Helper()
+	skipShort(tb)
 	s.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()

@@ -84,6 +84,9 @@ type Diagnosis struct {
 	// Served are kinds the message names but the cluster now serves: the
 	// failure is stale and the next reconcile will pass.
 	Served []MissingType `json:"served,omitempty"`
+	// NotCRD are missing kinds of a group that no CRD can define (the core
+	// group, or a group without a dot): the API server itself lacks them.
+	NotCRD []MissingType `json:"notCRD,omitempty"`
 }
 
 // Deadlocked reports whether the diagnosis found a missing kind whose CRD the
@@ -123,7 +126,9 @@ func SameFailure(a, b Diagnosis) bool {
 
 // Diagnose parses the Ready message of a Kustomization and sorts every kind it
 // reports missing by what the cluster holds (lookup) and what the bundle can
-// supply (bundle may be nil). It returns false when the Kustomization is not
+// supply (bundle may be nil). Kinds of a group no CRD can define are set
+// apart without asking lookup; lookup is not asked either when the group is
+// unknown (such a kind counts as absent). It returns false when the Kustomization is not
 // failing a dry-run on a missing kind: it is suspended, not Ready=False, or
 // its message holds no such failure. A nil lookup counts every kind as absent.
 func Diagnose(ks flux.Object, lookup CRDLookup, bundle *Bundle) (Diagnosis, bool) {
@@ -136,6 +141,10 @@ func Diagnose(ks flux.Object, lookup CRDLookup, bundle *Bundle) (Diagnosis, bool
 	}
 	d := Diagnosis{Kustomization: ks.ID, Reason: ks.Ready.Reason, Message: ks.Ready.Message}
 	for _, t := range groupFailures(failures, bundle) {
+		if t.GroupKnown && !strings.Contains(t.Group, ".") {
+			d.NotCRD = append(d.NotCRD, t)
+			continue
+		}
 		presence := CRDAbsent
 		if lookup != nil && t.GroupKnown {
 			presence = lookup(t.GroupKind())
@@ -216,14 +225,11 @@ func groupFailures(failures []MissingKind, bundle *Bundle) []MissingType {
 // standup or the operator must do about each.
 func (d Diagnosis) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Kustomization %s cannot apply: its server-side dry-run failed", d.Kustomization.NamespacedName())
-	if len(d.Missing) == 0 && len(d.Pending) == 0 && len(d.Served) == 0 {
-		b.WriteString(" on no kind standup recognises.")
-		return b.String()
-	}
+	fmt.Fprintf(&b, "Kustomization %s cannot apply: its server-side dry-run failed on kinds the API server does not serve.",
+		d.Kustomization.NamespacedName())
 	if len(d.Missing) > 0 {
-		fmt.Fprintf(&b, " because the API server does not serve %s.", describeTypes(d.Missing))
-		b.WriteString(" Flux dry-runs every object of a Kustomization before it applies any, so nothing of it is applied until these kinds exist: if an operator creates their CRDs only at runtime, it never will.")
+		fmt.Fprintf(&b, " Missing: %s. Flux dry-runs every object of a Kustomization before it applies any, so nothing of it is applied until these kinds exist: if an operator creates their CRDs only at runtime, it never will.",
+			describeTypes(d.Missing))
 		for _, t := range d.Missing {
 			if t.InBundle() {
 				fmt.Fprintf(&b, " standup can pre-apply CRD %s from %s.", t.CRDName, t.BundleFile)
@@ -238,7 +244,11 @@ func (d Diagnosis) String() string {
 		fmt.Fprintf(&b, " The CRDs for %s exist but are not yet established; wait for them.", joinTypes(d.Pending))
 	}
 	if len(d.Served) > 0 {
-		fmt.Fprintf(&b, " The cluster now serves %s; the next reconcile should pass.", joinTypes(d.Served))
+		fmt.Fprintf(&b, " The cluster now serves %s; the next reconcile should pass.", describeTypes(d.Served))
+	}
+	if len(d.NotCRD) > 0 {
+		fmt.Fprintf(&b, " No CRD can define %s: fix the apiVersion of the objects, or run a Kubernetes version that serves it.",
+			describeTypes(d.NotCRD))
 	}
 	return b.String()
 }

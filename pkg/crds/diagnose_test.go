@@ -82,6 +82,14 @@ func TestDiagnose(t *testing.T) {
 			ks:     kustomization("apps", failed("Gadget/apps/g not found: the server could not find the requested resource")),
 			lookup: clusterWith(nil), bundle: bundle, wantOK: true, golden: "group-unknown",
 		},
+		{
+			name: "core kind missing: no CRD can help",
+			ks: kustomization("legacy", failed(`ConfigMap/kube-system/flux-test1 dry-run failed, error: no matches for kind "ConfigMap" in version "v1"`+"\n"+
+				`CronJob/apps/backup dry-run failed: no matches for kind "CronJob" in version "batch/v2alpha1"`)),
+			// Were lookup asked, the kinds would be listed as served.
+			lookup: func(schema.GroupKind) CRDPresence { return CRDEstablished },
+			bundle: bundle, wantOK: true, golden: "not-crd",
+		},
 		{name: "ready", ks: kustomization("a", &flux.Condition{Status: "True", Reason: "ReconciliationSucceeded", Message: "Applied revision: main@sha1:1"}), lookup: clusterWith(nil)},
 		{name: "no condition", ks: kustomization("a", nil), lookup: clusterWith(nil)},
 		{name: "progressing", ks: kustomization("a", &flux.Condition{Status: "Unknown", Reason: "Progressing", Message: seedMessage}), lookup: clusterWith(nil)},

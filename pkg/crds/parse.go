@@ -105,8 +105,8 @@ const discoveryMarker = "unable to retrieve the complete list of server APIs"
 // the older `dry-run failed, error: no matches for kind ...`, the discovery
 // failure `unable to retrieve the complete list of server APIs: G/V: the
 // server could not find the requested resource`, and the bare `the server
-// could not find the requested resource` (where only the object's kind, and
-// perhaps the group, is known).
+// could not find the requested resource` on a namespaced object (where only
+// the object's kind, and perhaps the group, is known).
 //
 // The message may span several lines and carry a change-set log; other
 // failures (a webhook, a schema error, a health check) are ignored. The result
@@ -140,10 +140,10 @@ func parseLine(line string) []MissingKind {
 			out = append(out, parseCause(obj, cause)...)
 			continue
 		}
-		// "not found" and "namespace not specified" are also written for
-		// objects whose namespace is missing: only the 404 of an unserved
-		// resource, on a named object, is a missing kind.
-		if !obj.IsZero() {
+		// "not found" is also written when the object's namespace does not
+		// exist: only the 404 of an unserved resource is a missing kind.
+		// "namespace not specified" never is (see parseNotFound).
+		if marker == "not found" {
 			if m, ok := parseNotFound(obj, cause); ok {
 				out = append(out, m)
 			}
@@ -200,7 +200,16 @@ func fromNoKind(obj ObjectRef, m []string) MissingKind {
 // parseNotFound recognises the generic 404 of an unserved resource. The kind
 // is the object's; the group is known only from the "(verb resource.group
 // name)" suffix.
+//
+// The object must be namespaced: the same 404 answers a namespaced object
+// applied without a namespace (its URL then lacks the namespace segment),
+// which fluxcd/pkg/ssa reports as "Kind/name namespace not specified: the
+// server could not find the requested resource"; for an object without a
+// namespace the two cannot be told apart, so it is not reported.
 func parseNotFound(obj ObjectRef, cause string) (MissingKind, bool) {
+	if obj.Namespace == "" {
+		return MissingKind{}, false
+	}
 	m := notFoundRE.FindStringSubmatch(cause)
 	if m == nil {
 		return MissingKind{}, false

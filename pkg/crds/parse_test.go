@@ -65,7 +65,7 @@ CDI/cdi created
 			name:    "older ssa form, core group",
 			message: `ConfigMap/kube-system/flux-test1 dry-run failed, error: no matches for kind "ConfigMap" in version "v1"`,
 			want: []MissingKind{{
-				Object: ObjectRef{Kind: "ConfigMap", Namespace: "kube-system", Name: "flux-test1"},
+				Object:  ObjectRef{Kind: "ConfigMap", Namespace: "kube-system", Name: "flux-test1"},
 				Version: "v1", Kind: "ConfigMap", GroupKnown: true,
 			}},
 		},
@@ -108,10 +108,10 @@ CDI/cdi created
 			}},
 		},
 		{
-			name:    "ssa NotFound on a cluster-scoped object, with the resource suffix",
-			message: "StorageProfile/longhorn namespace not specified: the server could not find the requested resource (patch storageprofiles.cdi.kubevirt.io longhorn)\nCDI/cdi configured\n",
+			name:    "ssa NotFound on a namespaced object, with the resource suffix",
+			message: "StorageProfile/cdi/longhorn not found: the server could not find the requested resource (patch storageprofiles.cdi.kubevirt.io longhorn)\nCDI/cdi configured\n",
 			want: []MissingKind{{
-				Object: ObjectRef{Kind: "StorageProfile", Name: "longhorn"},
+				Object: ObjectRef{Kind: "StorageProfile", Namespace: "cdi", Name: "longhorn"},
 				Group:  "cdi.kubevirt.io", Kind: "StorageProfile", Resource: "storageprofiles", GroupKnown: true,
 			}},
 		},
@@ -145,9 +145,9 @@ CDI/cdi created
 			}},
 		},
 		{
-			name: "a missing kind among other failures on the same line keeps only the missing kind",
+			name:    "a missing kind among other failures on the same line keeps only the missing kind",
 			message: `[Deployment/default/podinfo dry-run failed (Invalid): Deployment.apps "podinfo" is invalid: spec.template.spec.containers[0].image: Required value, StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"]`,
-			want: []MissingKind{storageProfileLonghorn},
+			want:    []MissingKind{storageProfileLonghorn},
 		},
 	}
 	for _, tt := range tests {
@@ -173,14 +173,17 @@ func TestParseDryRunFailuresIgnoresOtherFailures(t *testing.T) {
 		"build failed": "kustomize build failed: accumulating resources: accumulation err='accumulating resources from 'missing.yaml': " +
 			"open /tmp/kustomization-2937362485/apps/missing.yaml: no such file or directory': must build at directory: not a valid directory: " +
 			"evalsymlink failure on '/tmp/kustomization-2937362485/apps/missing.yaml' : lstat /tmp/kustomization-2937362485/apps/missing.yaml: no such file or directory",
-		"invalid object":   "Deployment/default/podinfo dry-run failed (Invalid): Deployment.apps \"podinfo\" is invalid: spec.template.spec.containers[0].image: Required value\nNamespace/default configured\n",
-		"schema":           "HelmRelease/flux-system/podinfo dry-run failed: .spec.chart.spec.foo: field not declared in schema\n",
-		"missing ns":       "ConfigMap/apps/settings not found: namespaces \"apps\" not found\n",
-		"aggregated api":   "PodMetrics/default/x dry-run failed: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request",
-		"webhook":          `Certificate/default/web dry-run failed (InternalError): Internal error occurred: failed calling webhook "webhook.cert-manager.io": failed to call webhook: Post "https://cert-manager-webhook.cert-manager.svc:443/validate?timeout=30s": no endpoints available for service "cert-manager-webhook"`,
-		"source not found": `gitrepositories.source.toolkit.fluxcd.io "flux-system" not found`,
-		"artifact":         "Source artifact not found, retrying in 30s",
-		"change-set only":  "CustomResourceDefinition/storageprofiles.cdi.kubevirt.io created\nStorageProfile/longhorn created\n",
+		"invalid object": "Deployment/default/podinfo dry-run failed (Invalid): Deployment.apps \"podinfo\" is invalid: spec.template.spec.containers[0].image: Required value\nNamespace/default configured\n",
+		"schema":         "HelmRelease/flux-system/podinfo dry-run failed: .spec.chart.spec.foo: field not declared in schema\n",
+		"missing ns":     "ConfigMap/apps/settings not found: namespaces \"apps\" not found\n",
+		// ssa's text when a namespaced object has no namespace: the same 404.
+		"namespace not specified":        "Deployment/podinfo namespace not specified: the server could not find the requested resource (patch deployments.apps podinfo)\n",
+		"404 on a cluster-scoped object": "StorageProfile/longhorn dry-run failed (NotFound): the server could not find the requested resource",
+		"aggregated api":                 "PodMetrics/default/x dry-run failed: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request",
+		"webhook":                        `Certificate/default/web dry-run failed (InternalError): Internal error occurred: failed calling webhook "webhook.cert-manager.io": failed to call webhook: Post "https://cert-manager-webhook.cert-manager.svc:443/validate?timeout=30s": no endpoints available for service "cert-manager-webhook"`,
+		"source not found":               `gitrepositories.source.toolkit.fluxcd.io "flux-system" not found`,
+		"artifact":                       "Source artifact not found, retrying in 30s",
+		"change-set only":                "CustomResourceDefinition/storageprofiles.cdi.kubevirt.io created\nStorageProfile/longhorn created\n",
 	}
 	for name, msg := range messages {
 		t.Run(name, func(t *testing.T) {

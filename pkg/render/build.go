@@ -10,6 +10,7 @@ import (
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
@@ -45,8 +46,8 @@ func newBuilder(root string) (*builder, error) {
 // file with fluxcd/pkg/kustomize's generator (targetNamespace, namePrefix,
 // nameSuffix, patches, images, components), runs kustomize with Flux's
 // options, and returns every object with the file it came from. Objects
-// carrying a top-level `sops:` key are left out and reported in notes.
-func (b *builder) build(ks map[string]any, dir string) (manifests []Manifest, notes []string, err error) {
+// carrying a top-level `sops:` key are left out and returned as skipped.
+func (b *builder) build(ks map[string]any, dir string) (manifests []built, skipped []Manifest, err error) {
 	if ks == nil {
 		ks = map[string]any{}
 	}
@@ -78,11 +79,19 @@ func (b *builder) build(ks map[string]any, dir string) (manifests []Manifest, no
 	return b.collect(m, dir, addedOrigin)
 }
 
+// built is one object of a build: the manifest and the YAML kustomize
+// rendered for it, which postBuild substitution works on (it keeps the
+// source's quoting, so "${PORT}" stays a string, as in Flux).
+type built struct {
+	Manifest
+	yaml []byte
+}
+
 // collect turns a build result into manifests, mirroring the checks that
-// kustomize-controller makes on every resource, and drops SOPS documents.
-func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) ([]Manifest, []string, error) {
-	var out []Manifest
-	var notes []string
+// kustomize-controller makes on every resource, and sets SOPS documents aside.
+func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) ([]built, []Manifest, error) {
+	var out []built
+	var skipped []Manifest
 	for _, res := range m.Resources() {
 		file := ""
 		if origin, err := res.GetOrigin(); err == nil && origin != nil {
@@ -96,7 +105,7 @@ func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) ([]Mani
 		if res.GetName() == "" || res.GetKind() == "" || res.GetApiVersion() == "" {
 			return nil, nil, fmt.Errorf("%s: failed to decode Kubernetes apiVersion, kind and name from: %s", orUnknown(file), res.String())
 		}
-		obj, err := res.Map()
+		obj, err := decodeJSON(res.MarshalJSON())
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", orUnknown(file), err)
 		}
@@ -105,12 +114,16 @@ func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) ([]Mani
 			continue
 		}
 		if _, encrypted := obj["sops"]; encrypted {
-			notes = append(notes, fmt.Sprintf("%s: %s is SOPS-encrypted; skipped (not decrypted offline)", orUnknown(file), describe(u)))
+			skipped = append(skipped, Manifest{Object: u, File: file})
 			continue
 		}
-		out = append(out, Manifest{Object: u, File: file})
+		data, err := res.AsYAML()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", orUnknown(file), err)
+		}
+		out = append(out, built{Manifest: Manifest{Object: u, File: file}, yaml: data})
 	}
-	return out, notes, nil
+	return out, skipped, nil
 }
 
 // originFile converts kustomize's origin annotation, rooted at the build
@@ -183,6 +196,19 @@ func describe(u *unstructured.Unstructured) string {
 		return u.GetKind() + "/" + ns + "/" + u.GetName()
 	}
 	return u.GetKind() + "/" + u.GetName()
+}
+
+// decodeJSON decodes a JSON object the way unstructured objects hold it
+// (whole numbers as int64).
+func decodeJSON(data []byte, err error) (map[string]any, error) {
+	if err != nil {
+		return nil, err
+	}
+	obj := map[string]any{}
+	if err := utiljson.Unmarshal(data, &obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
 }
 
 func orUnknown(file string) string {

@@ -2,12 +2,12 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 
@@ -21,6 +21,8 @@ type entry struct {
 	manifest  Manifest
 	appliedBy *tiers.ID
 	done      bool
+	// ks caches the decoded manifest of a Kustomization.
+	ks *kustomizev1.Kustomization
 }
 
 // loader walks the Kustomization graph of one repository.
@@ -38,6 +40,8 @@ type loader struct {
 	// the sources this checkout stands for.
 	local map[tiers.ID]bool
 	vars  varIndex
+	// sops holds the Kind/namespace/name of the SOPS documents skipped.
+	sops map[tiers.ID]bool
 
 	rendered map[tiers.ID][]Manifest
 	warnings map[string]bool
@@ -50,6 +54,7 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 		entries:  map[tiers.ID]*entry{},
 		local:    map[tiers.ID]bool{},
 		vars:     varIndex{},
+		sops:     map[tiers.ID]bool{},
 		rendered: map[tiers.ID][]Manifest{},
 		warnings: map[string]bool{},
 	}
@@ -58,37 +63,73 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 // run builds path (absolute), then every Kustomization reachable from it.
 func (l *loader) run(ctx context.Context, path string) (*Result, error) {
 	relPath := l.b.rel(path)
-	root, notes, err := l.b.build(nil, path)
+	out, skipped, err := l.b.build(nil, path)
 	if err != nil {
 		return nil, fmt.Errorf("path %s: %w", relPath, err)
 	}
-	l.warn(notes...)
+	root := manifestsOf(out)
+	l.skipSOPS(skipped)
 	sortManifests(root)
 	for _, m := range root {
 		l.vars.add(m)
 	}
-	seeds := l.discover(root, nil)
-	if len(seeds) == 0 {
-		l.warn(fmt.Sprintf("path %s: no Flux Kustomization found", relPath))
+	if err := l.seed(ctx, root, path, relPath); err != nil {
+		return nil, err
 	}
-	for _, id := range seeds {
-		ks, err := l.kustomization(id)
-		if err != nil {
-			return nil, err
-		}
-		l.local[flux.FromKustomization(ks).SourceRef] = true
-	}
-	// The Kustomization that builds Path itself (flux-system) goes first, so
-	// that the versions of the others it applies (substituted, patched)
-	// replace the ones read from Path before they are built.
-	sort.SliceStable(seeds, func(i, j int) bool {
-		return l.buildsPath(seeds[i], path) && !l.buildsPath(seeds[j], path)
-	})
-	l.queue = seeds
 	if err := l.drain(ctx); err != nil {
 		return nil, err
 	}
 	return l.result(relPath, root)
+}
+
+// seed records the Flux objects of Path's build and queues the
+// Kustomizations to start from. When some of them build Path itself (the
+// flux-system Kustomization of a bootstrapped cluster), the cluster's objects
+// are what those build: they are the only starting points, and the others are
+// dropped, to be found again, patched and substituted, in their build. The
+// sources of the starting points are the sources this checkout stands for.
+func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string) error {
+	seeds := l.discover(root, nil)
+	if len(seeds) == 0 {
+		l.warn(fmt.Sprintf("path %s: no Flux Kustomization found", relPath))
+	}
+	var self []tiers.ID
+	for _, id := range seeds {
+		builds, err := l.buildsPath(id, path)
+		if err != nil {
+			return err
+		}
+		if builds {
+			self = append(self, id)
+		}
+	}
+	if len(self) > 0 {
+		for id, e := range l.entries {
+			if !slices.Contains(self, id) && e.appliedBy == nil {
+				delete(l.entries, id)
+			}
+		}
+		seeds = self
+	}
+	for _, id := range seeds {
+		ks, err := l.kustomization(id)
+		if err != nil {
+			return err
+		}
+		l.local[flux.FromKustomization(ks).SourceRef] = true
+	}
+	if len(self) == 0 {
+		l.queue = seeds
+		return nil
+	}
+	for _, id := range self {
+		// Their substituteFrom objects can only come from Path's build,
+		// which is indexed already: build them now; they queue the rest.
+		if _, err := l.process(ctx, id, true); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // drain processes the queue. A Kustomization whose substituteFrom objects
@@ -105,12 +146,9 @@ func (l *loader) drain(ctx context.Context) error {
 			force = !l.progressed
 			l.progressed = false
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		id := l.queue[0]
 		l.queue = l.queue[1:]
-		done, err := l.process(id, force)
+		done, err := l.process(ctx, id, force)
 		if err != nil {
 			return err
 		}
@@ -125,7 +163,10 @@ func (l *loader) drain(ctx context.Context) error {
 
 // process builds one Kustomization and queues the Kustomizations it applies.
 // It returns false when the build must wait for substituteFrom objects.
-func (l *loader) process(id tiers.ID, force bool) (bool, error) {
+func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
 	e := l.entries[id]
 	if e.done {
 		return true, nil
@@ -146,48 +187,23 @@ func (l *loader) process(id tiers.ID, force bool) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	out, notes, err := l.b.build(e.manifest.Object.Object, dir)
+	out, skipped, err := l.b.build(e.manifest.Object.Object, dir)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", id, err)
 	}
-	l.warn(notes...)
+	l.skipSOPS(skipped)
 	if err := l.postBuild(id, ks, out); err != nil {
 		return false, err
 	}
-	sortManifests(out)
-	for _, m := range out {
+	manifests := manifestsOf(out)
+	sortManifests(manifests)
+	for _, m := range manifests {
 		l.vars.add(m)
 	}
-	l.rendered[id] = out
+	l.rendered[id] = manifests
 	e.done = true
-	l.queue = append(l.queue, l.discover(out, &id)...)
+	l.queue = append(l.queue, l.discover(manifests, &id)...)
 	return true, nil
-}
-
-// postBuild runs variable substitution on a Kustomization's output when the
-// Kustomization declares spec.postBuild, as kustomize-controller does.
-func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []Manifest) error {
-	if ks.Spec.PostBuild == nil {
-		return nil
-	}
-	vars, missing := postBuildVars(ks, l.vars)
-	for _, ref := range missing {
-		l.warn(fmt.Sprintf("%s: substituteFrom %s not found in the repository", id, ref))
-	}
-	always := ks.GetSubstituteStrategy() == kustomizev1.SubstituteStrategyAlways
-	if len(vars) == 0 && !always {
-		return nil
-	}
-	for _, m := range out {
-		unresolved, err := substitute(m.Object, vars)
-		if err != nil {
-			return fmt.Errorf("%s: post build failed for %s (%s): %w", id, describe(m.Object), orUnknown(m.File), err)
-		}
-		for _, name := range unresolved {
-			l.warn(fmt.Sprintf("%s: variable ${%s} is not defined; left as-is", id, name))
-		}
-	}
-	return nil
 }
 
 // discover records the Flux objects among manifests, applied by parent (nil
@@ -219,7 +235,7 @@ func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 		case e.appliedBy == nil:
 			e.appliedBy = copyID(parent)
 			if !e.done {
-				e.manifest = m
+				e.manifest, e.ks = m, nil
 			}
 		case *e.appliedBy != *parent:
 			l.warn(fmt.Sprintf("%s: applied by both %s and %s", id, *e.appliedBy, *parent))
@@ -229,23 +245,28 @@ func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 	return added
 }
 
-// kustomization decodes a discovered Kustomization.
+// kustomization decodes a discovered Kustomization, once.
 func (l *loader) kustomization(id tiers.ID) (*kustomizev1.Kustomization, error) {
 	e := l.entries[id]
+	if e.ks != nil {
+		return e.ks, nil
+	}
 	ks, err := toKustomization(e.manifest.Object)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", orUnknown(e.manifest.File), id, err)
 	}
+	e.ks = ks
 	return ks, nil
 }
 
-// resolvePath resolves spec.path against the repository root the way
-// kustomize-controller does (securejoin: the path cannot climb out of the
-// root) and checks that it exists.
+// resolvePath resolves spec.path and checks that it exists.
 func (l *loader) resolvePath(id tiers.ID, ks *kustomizev1.Kustomization, file string) (string, error) {
-	dir := filepath.Join(l.b.root, filepath.Clean(string(filepath.Separator)+filepath.FromSlash(ks.Spec.Path)))
+	dir := l.specDir(ks)
 	info, err := os.Stat(dir)
 	if err != nil {
+		if cause := errors.Unwrap(err); cause != nil {
+			err = cause
+		}
 		return "", fmt.Errorf("%s: kustomization path not found: %s (defined in %s): %w", id, ks.Spec.Path, orUnknown(file), err)
 	}
 	if !info.IsDir() {
@@ -255,65 +276,16 @@ func (l *loader) resolvePath(id tiers.ID, ks *kustomizev1.Kustomization, file st
 }
 
 // buildsPath reports whether the Kustomization id builds path (absolute).
-func (l *loader) buildsPath(id tiers.ID, path string) bool {
+func (l *loader) buildsPath(id tiers.ID, path string) (bool, error) {
 	ks, err := l.kustomization(id)
 	if err != nil {
-		return false
+		return false, err
 	}
-	dir := filepath.Join(l.b.root, filepath.Clean(string(filepath.Separator)+filepath.FromSlash(ks.Spec.Path)))
-	return dir == path
+	return l.specDir(ks) == path, nil
 }
 
-// copyID returns a pointer to a copy of *id, or nil.
-func copyID(id *tiers.ID) *tiers.ID {
-	if id == nil {
-		return nil
-	}
-	c := *id
-	return &c
-}
-
-func (l *loader) warn(msgs ...string) {
-	for _, m := range msgs {
-		l.warnings[m] = true
-	}
-}
-
-// result assembles the Result, sorted.
-func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
-	res := &Result{
-		RepoRoot:    l.b.root,
-		Path:        relPath,
-		Definitions: map[tiers.ID]Manifest{},
-		Rendered:    l.rendered,
-		Root:        root,
-	}
-	for id, e := range l.entries {
-		if !l.kinds[e.kind] {
-			continue
-		}
-		obj, err := toObject(e.kind, e.manifest.Object)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", orUnknown(e.manifest.File), id, err)
-		}
-		obj.File = e.manifest.File
-		obj.AppliedBy = e.appliedBy
-		res.Objects = append(res.Objects, obj)
-		res.Definitions[id] = e.manifest
-	}
-	sort.Slice(res.Objects, func(i, j int) bool { return res.Objects[i].ID.Less(res.Objects[j].ID) })
-	for w := range l.warnings {
-		res.Warnings = append(res.Warnings, w)
-	}
-	sort.Strings(res.Warnings)
-	return res, nil
-}
-
-// sortManifests orders manifests by kind, namespace, name and apiVersion.
-func sortManifests(ms []Manifest) {
-	key := func(m Manifest) string {
-		u := m.Object
-		return strings.Join([]string{u.GetKind(), u.GetNamespace(), u.GetName(), u.GetAPIVersion()}, "\x00")
-	}
-	slices.SortStableFunc(ms, func(a, b Manifest) int { return strings.Compare(key(a), key(b)) })
+// specDir resolves spec.path against the repository root the way
+// kustomize-controller does (securejoin: the path cannot climb out of the root).
+func (l *loader) specDir(ks *kustomizev1.Kustomization) string {
+	return filepath.Join(l.b.root, filepath.Clean(string(filepath.Separator)+filepath.FromSlash(ks.Spec.Path)))
 }

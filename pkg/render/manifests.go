@@ -49,7 +49,8 @@ func (e *MalformedError) Unwrap() error { return e.Err }
 var errNotMapping = errors.New("document is not a YAML mapping")
 
 // ReadManifests splits data into YAML documents and decodes each one. It
-// checks YAML syntax and that every document is a mapping (or empty); it does
+// checks YAML syntax (duplicate keys included, which kustomize rejects too)
+// and that every document is a mapping (or empty); it does
 // not require apiVersion or kind, so it also accepts values files read by
 // generators. The first malformed document ends the read with a
 // *MalformedError whose File is empty.
@@ -75,7 +76,7 @@ func ReadManifests(data []byte) ([]Document, error) {
 // decodeDocument decodes one YAML document into an object, nil for an empty one.
 func decodeDocument(raw []byte) (*unstructured.Unstructured, error) {
 	var value any
-	if err := sigsyaml.Unmarshal(raw, &value); err != nil {
+	if err := sigsyaml.UnmarshalStrict(raw, &value); err != nil {
 		return nil, err
 	}
 	switch v := value.(type) {
@@ -83,7 +84,9 @@ func decodeDocument(raw []byte) (*unstructured.Unstructured, error) {
 		return nil, nil
 	case map[string]any:
 		return &unstructured.Unstructured{Object: v}, nil
+	case []any:
+		return nil, fmt.Errorf("%w (found a sequence)", errNotMapping)
 	default:
-		return nil, fmt.Errorf("%w (found %T)", errNotMapping, v)
+		return nil, fmt.Errorf("%w (found a scalar)", errNotMapping)
 	}
 }

@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -82,13 +81,14 @@ func refsPresent(ks *kustomizev1.Kustomization, ix varIndex) bool {
 // does: substituteFrom references in order (later ones override earlier
 // ones), then the inline substitute map, newlines removed from values. It
 // returns the non-optional references it could not find.
-func postBuildVars(ks *kustomizev1.Kustomization, ix varIndex) (vars map[string]string, missing []string) {
+func postBuildVars(ks *kustomizev1.Kustomization, ix varIndex) (vars map[string]string, missing []tiers.ID) {
 	vars = map[string]string{}
 	for _, ref := range ks.Spec.PostBuild.SubstituteFrom {
-		values, ok := ix[tiers.ID{Kind: ref.Kind, Namespace: ks.Namespace, Name: ref.Name}]
+		id := tiers.ID{Kind: ref.Kind, Namespace: ks.Namespace, Name: ref.Name}
+		values, ok := ix[id]
 		if !ok {
 			if !ref.Optional {
-				missing = append(missing, ref.Kind+"/"+ks.Namespace+"/"+ref.Name)
+				missing = append(missing, id)
 			}
 			continue
 		}
@@ -102,29 +102,29 @@ func postBuildVars(ks *kustomizev1.Kustomization, ix varIndex) (vars map[string]
 	return vars, missing
 }
 
-// substitute runs postBuild variable substitution on u in place, with
+// substitutionDisabled reports whether u opts out of substitution with the
+// kustomize.toolkit.fluxcd.io/substitute: disabled label or annotation.
+func substitutionDisabled(u *unstructured.Unstructured) bool {
+	return u.GetLabels()[substituteKey] == "disabled" || u.GetAnnotations()[substituteKey] == "disabled"
+}
+
+// substitute runs postBuild variable substitution on the YAML of one object,
+// as kustomize rendered it (quoting kept, as Flux keeps it), with
 // kustomize-controller's rules and one deliberate difference: a bare ${VAR}
 // that no variable defines is left as it is, not replaced by an empty string,
 // so that the offline view shows what could not be resolved. Defaults such
-// as ${VAR:=value} work as in Flux. It returns the variables referenced
-// without a default that are not defined, sorted.
-func substitute(u *unstructured.Unstructured, vars map[string]string) ([]string, error) {
-	if u.GetLabels()[substituteKey] == "disabled" || u.GetAnnotations()[substituteKey] == "disabled" {
-		return nil, nil
-	}
+// as ${VAR:=value} work as in Flux. It returns the substituted object and the
+// variables referenced without a default that are not defined, sorted.
+func substitute(data []byte, vars map[string]string) (map[string]any, []string, error) {
 	nameRE := regexp.MustCompile(varNamePattern)
 	for k := range vars {
 		if !nameRE.MatchString(k) {
-			return nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
+			return nil, nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
 		}
-	}
-	data, err := sigsyaml.Marshal(u.Object)
-	if err != nil {
-		return nil, err
 	}
 	tree, err := parse.Parse(string(data))
 	if err != nil {
-		return nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
+		return nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
 	}
 	refs := map[string]bool{}
 	collectRefs(tree.Root, refs)
@@ -139,18 +139,13 @@ func substitute(u *unstructured.Unstructured, vars map[string]string) ([]string,
 		return vars[s], true
 	})
 	if err != nil {
-		return nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
+		return nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
 	}
-	jsonData, err := sigsyaml.YAMLToJSON([]byte(out))
+	obj, err := decodeJSON(sigsyaml.YAMLToJSON([]byte(out)))
 	if err != nil {
-		return nil, fmt.Errorf("YAMLToJSON: %w", err)
+		return nil, nil, fmt.Errorf("post build: %w", err)
 	}
-	obj := map[string]any{}
-	if err := json.Unmarshal(jsonData, &obj); err != nil {
-		return nil, fmt.Errorf("UnmarshalJSON: %w", err)
-	}
-	u.Object = obj
-	return unresolved, nil
+	return obj, unresolved, nil
 }
 
 // collectRefs records every variable referenced under node; refs[name] is
@@ -193,4 +188,48 @@ func escapeBare(text string, names []string) string {
 		})
 	}
 	return text
+}
+
+// postBuild runs variable substitution on a Kustomization's output when the
+// Kustomization declares spec.postBuild, as kustomize-controller does.
+func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []built) error {
+	if ks.Spec.PostBuild == nil {
+		return nil
+	}
+	vars, missing := postBuildVars(ks, l.vars)
+	for _, ref := range missing {
+		if l.sops[ref] {
+			l.warn(fmt.Sprintf("%s: substituteFrom %s is SOPS-encrypted; its variables are not available offline", id, ref))
+			continue
+		}
+		l.warn(fmt.Sprintf("%s: substituteFrom %s not found in the repository", id, ref))
+	}
+	always := ks.GetSubstituteStrategy() == kustomizev1.SubstituteStrategyAlways
+	if len(vars) == 0 && !always {
+		return nil
+	}
+	for i := range out {
+		m := &out[i]
+		if substitutionDisabled(m.Object) {
+			continue
+		}
+		obj, unresolved, err := substitute(m.yaml, vars)
+		if err != nil {
+			return fmt.Errorf("%s: post build failed for %s (%s): %w", id, describe(m.Object), orUnknown(m.File), err)
+		}
+		m.Object.Object = obj
+		for _, name := range unresolved {
+			l.warn(fmt.Sprintf("%s: variable ${%s} is not defined; left as-is", id, name))
+		}
+	}
+	return nil
+}
+
+// skipSOPS notes the SOPS-encrypted documents a build set aside.
+func (l *loader) skipSOPS(skipped []Manifest) {
+	for _, m := range skipped {
+		u := m.Object
+		l.sops[tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}] = true
+		l.warn(fmt.Sprintf("%s: %s is SOPS-encrypted; skipped (not decrypted offline)", orUnknown(m.File), describe(u)))
+	}
 }

@@ -76,63 +76,74 @@ func nontrivial(adj adjacency, comps [][]int32) [][]int32 {
 // the vertices with live[v] set.
 func stronglyConnected(adj adjacency, live []bool) [][]int32 {
 	n := len(live)
-	index := make([]int32, n) // 0 = unvisited, else discovery order + 1
-	low := make([]int32, n)
-	onStack := make([]bool, n)
-	var stack []int32
-	type frame struct {
-		v    int32
-		next int
-	}
-	var calls []frame
-	var comps [][]int32
-	counter := int32(0)
-	visit := func(v int32) {
-		counter++
-		index[v], low[v] = counter, counter
-		stack = append(stack, v)
-		onStack[v] = true
-		calls = append(calls, frame{v: v})
-	}
+	t := &tarjan{index: make([]int32, n), low: make([]int32, n), onStack: make([]bool, n)}
 	for root := range int32(n) {
-		if !live[root] || index[root] != 0 {
+		if !live[root] || t.index[root] != 0 {
 			continue
 		}
-		visit(root)
-		for len(calls) > 0 {
-			f := &calls[len(calls)-1]
+		t.visit(root)
+		for len(t.calls) > 0 {
+			f := &t.calls[len(t.calls)-1]
 			if edges := adj.row(f.v); f.next < len(edges) {
 				w := edges[f.next]
 				f.next++
 				switch {
 				case !live[w]:
-				case index[w] == 0:
-					visit(w)
-				case onStack[w]:
-					low[f.v] = min(low[f.v], index[w])
+				case t.index[w] == 0:
+					t.visit(w)
+				case t.onStack[w]:
+					t.low[f.v] = min(t.low[f.v], t.index[w])
 				}
 				continue
 			}
-			v := f.v
-			calls = calls[:len(calls)-1]
-			if len(calls) > 0 {
-				p := calls[len(calls)-1].v
-				low[p] = min(low[p], low[v])
-			}
-			if low[v] != index[v] {
-				continue
-			}
-			i := len(stack) - 1
-			for stack[i] != v {
-				i--
-			}
-			comp := slices.Clone(stack[i:])
-			for _, w := range comp {
-				onStack[w] = false
-			}
-			stack = stack[:i]
-			comps = append(comps, comp)
+			t.finish(f.v)
 		}
 	}
-	return comps
+	return t.comps
+}
+
+// tarjan is the state of stronglyConnected.
+type tarjan struct {
+	index   []int32 // 0 = unvisited, else discovery order + 1
+	low     []int32
+	onStack []bool
+	stack   []int32
+	calls   []tarjanFrame
+	counter int32
+	comps   [][]int32
+}
+
+type tarjanFrame struct {
+	v    int32
+	next int
+}
+
+func (t *tarjan) visit(v int32) {
+	t.counter++
+	t.index[v], t.low[v] = t.counter, t.counter
+	t.stack = append(t.stack, v)
+	t.onStack[v] = true
+	t.calls = append(t.calls, tarjanFrame{v: v})
+}
+
+// finish returns from v's frame, emitting its component when v is a root.
+func (t *tarjan) finish(v int32) {
+	t.calls = t.calls[:len(t.calls)-1]
+	if len(t.calls) > 0 {
+		p := t.calls[len(t.calls)-1].v
+		t.low[p] = min(t.low[p], t.low[v])
+	}
+	if t.low[v] != t.index[v] {
+		return
+	}
+	i := len(t.stack) - 1
+	for t.stack[i] != v {
+		i--
+	}
+	comp := slices.Clone(t.stack[i:])
+	for _, w := range comp {
+		t.onStack[w] = false
+	}
+	t.stack = t.stack[:i]
+	t.comps = append(t.comps, comp)
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/term"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubestandup/standup/pkg/kube"
+)
+
+// cluster is a connection to the API server, with a request counter.
+type cluster struct {
+	Client  client.WithWatch
+	Dynamic dynamic.Interface
+	Counter *kube.RequestCounter
+	Host    string
+}
+
+// connect builds the clients the global flags select. Nothing is sent to
+// the API server yet.
+func connect(g globalOptions) (*cluster, error) {
+	counter := &kube.RequestCounter{}
+	cfg, err := kube.RESTConfig(kube.Options{Kubeconfig: g.Kubeconfig, Context: g.Context, Counter: counter, Warnings: g.Verbose})
+	if err != nil {
+		return nil, err
+	}
+	c, err := kube.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &cluster{Client: c, Dynamic: dyn, Counter: counter, Host: cfg.Host}, nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// useColor decides colour for w: a terminal, and neither --no-color nor NO_COLOR.
+func useColor(g globalOptions, w io.Writer) bool {
+	return !g.NoColor && isTerminal(w)
+}

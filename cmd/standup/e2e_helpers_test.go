@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubestandup/standup/internal/testenv"
+	"github.com/kubestandup/standup/pkg/wait"
+)
+
+// cliResult is what one in-process run of standup produced.
+type cliResult struct {
+	Stdout, Stderr string
+	Err            error
+	Code           int
+}
+
+// runCLI runs standup's Run against the world's kubeconfig.
+func runCLI(t *testing.T, w *testenv.World, args ...string) cliResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	full := append([]string{"standup", "--kubeconfig", w.Kubeconfig}, args...)
+	err := Run(ctx, full, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	code := ExitCode(err, &errOut)
+	t.Logf("standup %s -> exit %d\nstderr:\n%s", strings.Join(args, " "), code, errOut.String())
+	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Err: err, Code: code}
+}
+
+// events decodes the NDJSON events of `resume -o json`.
+func events(t *testing.T, stdout string) []wait.Event {
+	t.Helper()
+	var out []wait.Event
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e wait.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("event %q is not JSON: %v", sc.Text(), err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func summaryOf(t *testing.T, evs []wait.Event) wait.Summary {
+	t.Helper()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type == wait.EventSummary && evs[i].Summary != nil {
+			return *evs[i].Summary
+		}
+	}
+	t.Fatal("no summary event")
+	return wait.Summary{}
+}
+
+// world starts a fresh world publishing testdata/tree as GitRepository ns/repo.
+func world(t *testing.T, namespaces ...string) *testenv.World {
+	t.Helper()
+	w := testenv.New(t, testenv.Options{})
+	ctx := context.Background()
+	for _, ns := range namespaces {
+		if err := w.CreateNamespace(ctx, ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+func publish(t *testing.T, w *testenv.World, ns, dir string) string {
+	t.Helper()
+	rev, err := w.Artifacts.Publish(context.Background(), w.Client, ns, "repo", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rev
+}
+
+func create(t *testing.T, w *testenv.World, kss ...testenv.KS) {
+	t.Helper()
+	for _, k := range kss {
+		if k.Source == "" {
+			k.Source = "repo"
+		}
+		if err := w.Client.Create(context.Background(), k.Kustomization()); err != nil {
+			t.Fatalf("Kustomization/%s/%s create failed: %v", k.Namespace, k.Name, err)
+		}
+	}
+}
+
+func listKS(t *testing.T, w *testenv.World) []kustomizev1.Kustomization {
+	t.Helper()
+	list := &kustomizev1.KustomizationList{}
+	if err := w.Client.List(context.Background(), list); err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+func isReady(ks *kustomizev1.Kustomization) bool {
+	return apimeta.IsStatusConditionTrue(ks.Status.Conditions, meta.ReadyCondition) && ks.Generation == ks.Status.ObservedGeneration
+}
+
+func getKS(t *testing.T, w *testenv.World, ns, name string) *kustomizev1.Kustomization {
+	t.Helper()
+	ks := &kustomizev1.Kustomization{}
+	if err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, ks); err != nil {
+		t.Fatal(err)
+	}
+	return ks
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// tiersOptions are the flags of `standup tiers`.
+type tiersOptions struct {
+	Path         string
+	RepoRoot     string
+	AllowMissing bool
+	Kinds        []string
+}
+
+func tiersCommand(streams Streams) *cli.Command {
+	return &cli.Command{
+		Name:  "tiers",
+		Usage: "print the tier order of the Flux graph, live or from a git checkout (--path)",
+		Description: "Derives tiers from spec.dependsOn: tier 0 has no dependencies, every other node sits one tier\n" +
+			"below its deepest dependency. Output formats: " + strings.Join(printer.TiersFormats(), ", ") + ".",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "path", Usage: "read the graph offline from this directory of a git checkout (e.g. clusters/prod)"},
+			&cli.StringFlag{Name: "repo-root", Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.BoolFlag{Name: "allow-missing", Usage: "treat dependencies on absent objects as external, with a warning"},
+			&cli.StringSliceFlag{Name: "kinds", Value: cli.NewStringSlice("Kustomization"), Usage: "Flux kinds to graph: Kustomization, HelmRelease"},
+		},
+		Action: func(c *cli.Context) error {
+			opts := tiersOptions{
+				Path: c.String("path"), RepoRoot: c.String("repo-root"),
+				AllowMissing: c.Bool("allow-missing"), Kinds: c.StringSlice("kinds"),
+			}
+			return runTiers(c.Context, globals(c), opts, streams)
+		},
+	}
+}
+
+func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams Streams) error {
+	format := g.Output
+	if format == "" {
+		format = printer.FormatTable
+	}
+	if !contains(printer.TiersFormats(), format) {
+		return usageErrorf("tiers: unknown output format %q (want one of: %s)", format, strings.Join(printer.TiersFormats(), ", "))
+	}
+	if err := checkKinds(opts.Kinds); err != nil {
+		return err
+	}
+	source, objs, warnings, err := loadObjects(ctx, g, opts)
+	if err != nil {
+		return err
+	}
+	nodes := make([]tiers.Node, len(objs))
+	for i, o := range objs {
+		nodes[i] = o.Node
+	}
+	graph, err := tiers.Build(nodes, tiers.Options{AllowMissing: opts.AllowMissing})
+	if err != nil {
+		var missing *tiers.MissingError
+		if errors.As(err, &missing) && opts.Path == "" {
+			return fmt.Errorf("%w; on a cold cluster the root Kustomization may not have created them yet: pass --allow-missing to print the tiers anyway", err)
+		}
+		return err
+	}
+	for _, m := range graph.Missing() {
+		warnings = append(warnings, m.String()+" (treated as external)")
+	}
+	if !g.Quiet {
+		for _, w := range warnings {
+			fmt.Fprintf(streams.Err, "warning: %s\n", w)
+		}
+	}
+	report := printer.NewTiersReport(source, graph, objs, warnings)
+	return printer.PrintTiers(streams.Out, format, report, printer.Options{Color: useColor(g, streams.Out)})
+}
+
+// loadObjects reads the Flux objects from the cluster or, with --path, from files.
+func loadObjects(ctx context.Context, g globalOptions, opts tiersOptions) (string, []flux.Object, []string, error) {
+	if opts.Path != "" {
+		res, err := render.Load(ctx, render.Options{Path: opts.Path, RepoRoot: opts.RepoRoot, Kinds: opts.Kinds})
+		if err != nil {
+			return "", nil, nil, err
+		}
+		objs := res.Objects
+		if g.Namespace != "" {
+			objs = inNamespace(objs, g.Namespace)
+		}
+		return opts.Path, objs, res.Warnings, nil
+	}
+	if contains(opts.Kinds, "HelmRelease") {
+		return "", nil, nil, usageErrorf("tiers: --kinds HelmRelease is supported offline (--path) only for now")
+	}
+	cl, err := connect(g)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	objs, err := flux.ListKustomizations(ctx, cl.Client, g.Namespace)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return "cluster " + cl.Host, objs, nil, nil
+}
+
+func inNamespace(objs []flux.Object, ns string) []flux.Object {
+	var out []flux.Object
+	for _, o := range objs {
+		if o.ID.Namespace == ns {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func checkKinds(kinds []string) error {
+	for _, k := range kinds {
+		if k != "Kustomization" && k != "HelmRelease" {
+			return usageErrorf("--kinds: unknown kind %q (want Kustomization or HelmRelease)", k)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

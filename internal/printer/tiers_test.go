@@ -1,0 +1,283 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+func TestPrintTiersUnknownFormat(t *testing.T) {
+	var out bytes.Buffer
+	err := PrintTiers(&out, "xml", TiersReport{}, Options{})
+	want := `unknown output format "xml" (want one of: table, json, yaml, dot, mermaid, shell)`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("wrote %q on error", out.String())
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestPrintTiersWriteError(t *testing.T) {
+	err := PrintTiers(failingWriter{}, FormatJSON, offlineReport(t), Options{})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("error = %v, want the write error wrapped", err)
+	}
+}
+
+func TestNewTiersReport(t *testing.T) {
+	off, live := offlineReport(t), liveReport(t)
+	if off.Live || !live.Live {
+		t.Errorf("Live = %v offline and %v live, want false and true", off.Live, live.Live)
+	}
+	node := func(r TiersReport, kind, ns, name string) TierNode {
+		for _, tier := range r.Tiers {
+			for _, n := range tier.Nodes {
+				if n.Ref == (Ref{Kind: kind, Namespace: ns, Name: name}) {
+					return n
+				}
+			}
+		}
+		t.Fatalf("no node %s/%s/%s", kind, ns, name)
+		return TierNode{}
+	}
+	if n := node(live, "HelmRelease", "kube-system", "cilium"); !n.External || n.Ready != nil {
+		t.Errorf("cilium without an object: External = %v, Ready = %v; want true, nil", n.External, n.Ready)
+	}
+	if n := node(off, "HelmRelease", "kube-system", "cilium"); n.External || n.AppliedBy == nil || n.AppliedBy.Name != "platform" {
+		t.Errorf("cilium with an object: External = %v, AppliedBy = %v", n.External, n.AppliedBy)
+	}
+	vms := node(live, "Kustomization", "flux-system", "apps-vms")
+	var missing []string
+	for _, d := range vms.DependsOn {
+		if d.Missing {
+			missing = append(missing, d.Name)
+		}
+	}
+	if !reflect.DeepEqual(missing, []string{"platform-config-cdi"}) || len(vms.DependsOn) != 2 {
+		t.Errorf("apps-vms dependsOn = %+v, want two with platform-config-cdi missing", vms.DependsOn)
+	}
+	if vms.Ready == nil || vms.Ready.Reason != "DependencyNotReady" {
+		t.Errorf("apps-vms Ready = %+v", vms.Ready)
+	}
+	if tenant := node(off, "Kustomization", "team-a", "apps"); len(tenant.DependsOn) != 1 || tenant.DependsOn[0].ReadyExpr == "" {
+		t.Errorf("team-a/apps dependsOn = %+v, want one entry with its readyExpr", tenant.DependsOn)
+	}
+	if len(live.Missing) != 1 || live.Missing[0].Missing.Name != "platform-config-cdi" {
+		t.Errorf("Missing = %+v", live.Missing)
+	}
+}
+
+func TestNewTiersReportMergesRepeatedDependencies(t *testing.T) {
+	a := tiers.Node{ID: ksID("ns", "a")}
+	b := tiers.Node{ID: ksID("ns", "b"), DependsOn: []tiers.Dependency{{ID: a.ID}, {ID: a.ID, ReadyExpr: "true"}}}
+	g, err := tiers.Build([]tiers.Node{a, b}, tiers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewTiersReport("test", g, []flux.Object{{Node: a}, {Node: b}}, nil)
+	deps := r.Tiers[1].Nodes[0].DependsOn
+	if len(deps) != 1 || deps[0].ReadyExpr != "true" {
+		t.Errorf("dependsOn = %+v, want one entry keeping the readyExpr", deps)
+	}
+}
+
+// TestJSONAndYAMLAgree decodes both data formats and compares them, so the
+// two schemas cannot drift apart.
+func TestJSONAndYAMLAgree(t *testing.T) {
+	for name, r := range map[string]TiersReport{"offline": offlineReport(t), "live": liveReport(t), "empty": {}} {
+		t.Run(name, func(t *testing.T) {
+			var js, ys bytes.Buffer
+			if err := PrintTiers(&js, FormatJSON, r, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := PrintTiers(&ys, FormatYAML, r, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			var fromJSON, fromYAML any
+			if err := json.Unmarshal(js.Bytes(), &fromJSON); err != nil {
+				t.Fatal(err)
+			}
+			if err := yaml.Unmarshal(ys.Bytes(), &fromYAML); err != nil {
+				t.Fatal(err)
+			}
+			// Route the YAML through JSON so numbers and maps have one type.
+			b, err := json.Marshal(fromYAML)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var yamlAsJSON any
+			if err := json.Unmarshal(b, &yamlAsJSON); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(fromJSON, yamlAsJSON) {
+				t.Errorf("json and yaml differ:\n%s\n%s", js.String(), ys.String())
+			}
+			doc := fromJSON.(map[string]any)
+			if doc["schemaVersion"] != float64(TiersSchemaVersion) {
+				t.Errorf("schemaVersion = %v", doc["schemaVersion"])
+			}
+			for _, key := range []string{"tiers", "missing", "warnings"} {
+				if _, ok := doc[key].([]any); !ok {
+					t.Errorf("%s = %#v, want a list", key, doc[key])
+				}
+			}
+		})
+	}
+}
+
+func TestShellOutputRunsInBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatalf("bash is needed to check the shell output: %v", err)
+	}
+	r := liveReport(t)
+	var out bytes.Buffer
+	if err := PrintTiers(&out, FormatShell, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	script := out.String() + `printf '%s\n' "${TIER_ORDER[@]}"`
+	got, err := exec.Command(bash, "-euc", script).Output()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, script)
+	}
+	names := shellNames(r)
+	var want []string
+	for _, tier := range r.Tiers {
+		for _, n := range tier.Nodes {
+			want = append(want, names[n.Ref])
+		}
+	}
+	if lines := strings.Fields(string(got)); !reflect.DeepEqual(lines, want) {
+		t.Errorf("TIER_ORDER = %q, want %q", lines, want)
+	}
+}
+
+func TestShellNames(t *testing.T) {
+	ks := func(ns, name string) Ref { return Ref{Kind: "Kustomization", Namespace: ns, Name: name} }
+	hr := func(ns, name string) Ref { return Ref{Kind: "HelmRelease", Namespace: ns, Name: name} }
+	tests := []struct {
+		name  string
+		nodes []Ref
+		want  []string
+	}{
+		{"unique names stay bare", []Ref{ks("flux-system", "a"), ks("apps", "b")}, []string{"a", "b"}},
+		{"ambiguous across namespaces", []Ref{ks("flux-system", "apps"), ks("team-a", "apps"), ks("team-a", "db")}, []string{"flux-system/apps", "team-a/apps", "db"}},
+		{"ambiguous across kinds", []Ref{ks("flux-system", "cilium"), hr("flux-system", "cilium")}, []string{"Kustomization/cilium", "HelmRelease/cilium"}},
+		{"ambiguous across both", []Ref{ks("flux-system", "cilium"), hr("kube-system", "cilium")}, []string{"Kustomization/flux-system/cilium", "HelmRelease/kube-system/cilium"}},
+		{"a lone HelmRelease stays bare", []Ref{ks("flux-system", "platform"), hr("kube-system", "cilium")}, []string{"platform", "cilium"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tier := Tier{}
+			for _, ref := range tt.nodes {
+				tier.Nodes = append(tier.Nodes, TierNode{Ref: ref})
+			}
+			names := shellNames(TiersReport{Tiers: []Tier{tier}})
+			var got []string
+			for _, ref := range tt.nodes {
+				got = append(got, names[ref])
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("names = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	tests := map[string]string{
+		"platform":       "platform",
+		"team-a/apps":    "team-a/apps",
+		"it's odd":       `'it'\''s odd'`,
+		"$(rm -rf /)":    `'$(rm -rf /)'`,
+		"HelmRelease/ab": "HelmRelease/ab",
+	}
+	for in, want := range tests {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMermaidIDs(t *testing.T) {
+	refs := []Ref{
+		{Kind: "Kustomization", Namespace: "flux-system", Name: "a.b"},
+		{Kind: "Kustomization", Namespace: "flux-system", Name: "a-b"},
+		{Kind: "Kustomization", Namespace: "flux_system", Name: "a_b"},
+		{Kind: "HelmRelease", Namespace: "end", Name: "end"},
+		{Kind: "OCIRepository", Namespace: "x", Name: "o"},
+	}
+	tier := Tier{}
+	for _, ref := range refs {
+		tier.Nodes = append(tier.Nodes, TierNode{Ref: ref})
+	}
+	ids := mermaidIDs(TiersReport{Tiers: []Tier{tier}})
+	valid := regexp.MustCompile(`^[a-z][A-Za-z0-9_]*$`)
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		id := ids[ref]
+		if !valid.MatchString(id) || id == "end" {
+			t.Errorf("id %q of %v is not a safe mermaid id", id, ref)
+		}
+		if seen[id] {
+			t.Errorf("id %q is used twice", id)
+		}
+		seen[id] = true
+	}
+	if got := ids[refs[1]]; got != "ks_flux_system__a_b_2" {
+		t.Errorf("second a_b id = %q, want ks_flux_system__a_b_2", got)
+	}
+}
+
+func TestShortRevision(t *testing.T) {
+	tests := map[string]string{
+		"main@sha1:4f2a9c0e1b7d3a5f6e8c9b0a1d2e3f4a5b6c7d8e": "main@sha1:4f2a9c0e1b7d",
+		"sha256:0123456789abcdef0123456789abcdef":            "sha256:0123456789ab",
+		"v1.2.3":                  "v1.2.3",
+		"main@sha1:abc":           "main@sha1:abc",
+		"oci:not-a-digest-at-all": "oci:not-a-digest-at-all",
+		"":                        "",
+	}
+	for in, want := range tests {
+		if got := shortRevision(in); got != want {
+			t.Errorf("shortRevision(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEmptyReport(t *testing.T) {
+	g, err := tiers.Build(nil, tiers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewTiersReport("cluster kind-dev", g, nil, nil)
+	for _, format := range TiersFormats() {
+		var out bytes.Buffer
+		if err := PrintTiers(&out, format, r, Options{}); err != nil {
+			t.Errorf("%s: %v", format, err)
+		}
+		if out.Len() == 0 {
+			t.Errorf("%s: empty output", format)
+		}
+	}
+	var out bytes.Buffer
+	_ = PrintTiers(&out, FormatTable, r, Options{})
+	if want := "0 nodes in 0 tiers from cluster kind-dev\n"; out.String() != want {
+		t.Errorf("table = %q, want %q", out.String(), want)
+	}
+}

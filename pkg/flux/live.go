@@ -1,0 +1,70 @@
+package flux
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubestandup/standup/pkg/kube"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// KustomizationResource is the plural.group of Flux Kustomizations, as RBAC names it.
+const KustomizationResource = "kustomizations.kustomize.toolkit.fluxcd.io"
+
+// ListKustomizations lists Kustomizations in namespace ("" for all) and
+// converts them to Objects, sorted by namespace and name.
+func ListKustomizations(ctx context.Context, c client.Reader, namespace string) ([]Object, error) {
+	list := &kustomizev1.KustomizationList{}
+	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return nil, kube.Explain(err, "list", KustomizationResource)
+	}
+	objs := make([]Object, 0, len(list.Items))
+	for i := range list.Items {
+		objs = append(objs, FromKustomization(&list.Items[i]))
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i].ID.Less(objs[j].ID) })
+	return objs, nil
+}
+
+// SourceRevision returns the current artifact revision of a Flux source
+// ("" when it has no artifact yet).
+func SourceRevision(ctx context.Context, c client.Reader, ref tiers.ID) (string, error) {
+	var obj interface {
+		client.Object
+		GetArtifact() *meta.Artifact
+	}
+	switch ref.Kind {
+	case sourcev1.GitRepositoryKind:
+		obj = &sourcev1.GitRepository{}
+	case sourcev1.OCIRepositoryKind:
+		obj = &sourcev1.OCIRepository{}
+	case sourcev1.BucketKind:
+		obj = &sourcev1.Bucket{}
+	default:
+		return "", fmt.Errorf("%s: unsupported source kind %q", ref, ref.Kind)
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, obj); err != nil {
+		return "", fmt.Errorf("%s: %w", ref, kube.Explain(err, "get", sourceResource(ref.Kind)))
+	}
+	if a := obj.GetArtifact(); a != nil {
+		return a.Revision, nil
+	}
+	return "", nil
+}
+
+func sourceResource(kind string) string {
+	switch kind {
+	case sourcev1.GitRepositoryKind:
+		return "gitrepositories.source.toolkit.fluxcd.io"
+	case sourcev1.OCIRepositoryKind:
+		return "ocirepositories.source.toolkit.fluxcd.io"
+	default:
+		return "buckets.source.toolkit.fluxcd.io"
+	}
+}

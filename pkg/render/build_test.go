@@ -1,0 +1,69 @@
+package render
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	securefs "github.com/fluxcd/pkg/kustomize/filesys"
+)
+
+// TestRunKustomizeMatchesFlux checks that the fast build gives byte for byte
+// what fluxcd/pkg/kustomize.Build gives, on overlays that use patches,
+// components, generators and bases outside the directory.
+func TestRunKustomizeMatchesFlux(t *testing.T) {
+	tests := []struct{ root, dir string }{
+		{"features", "base"},
+		{"flux2-example", "apps/production"},
+		{filepath.Join("..", "..", "..", "examples", "homelab"), "platform-config-cdi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.root+"/"+tt.dir, func(t *testing.T) {
+			root, err := canonical(filepath.Join("testdata", tt.root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			disk, err := securefs.MakeFsOnDiskSecure(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(root, tt.dir)
+			var out [2]string
+			for i, exact := range []bool{true, false} {
+				m, err := runKustomize(disk, dir, exact)
+				if err != nil {
+					t.Fatalf("exact=%v: %v", exact, err)
+				}
+				data, err := m.AsYaml()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[i] = string(data)
+			}
+			if out[0] == "" || out[0] != out[1] {
+				t.Errorf("fluxcd/pkg/kustomize.Build gives\n%s\nthe fast build gives\n%s", out[0], out[1])
+			}
+		})
+	}
+}
+
+func TestBuildMalformedKustomization(t *testing.T) {
+	tmp := t.TempDir()
+	writeFiles(t, tmp, map[string]string{
+		"app/kustomization.yaml": "resources:\n  - cm.yaml\nnamespace: [oops\n",
+		"app/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+	})
+	root, err := canonical(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBuilder(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = b.build(nil, filepath.Join(root, "app"))
+	var malformed *MalformedError
+	if !errors.As(err, &malformed) || malformed.File != "app/kustomization.yaml" || malformed.Index != 1 {
+		t.Fatalf("error %v, want a *MalformedError for app/kustomization.yaml document 1", err)
+	}
+}

@@ -1,0 +1,260 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fixture loads testdata/<name> with the given path inside it.
+func fixture(t *testing.T, name, path string, kinds ...string) (*Result, error) {
+	t.Helper()
+	root := filepath.Join("testdata", name)
+	return Load(context.Background(), Options{Path: filepath.Join(root, path), RepoRoot: root, Kinds: kinds})
+}
+
+func TestLoadFixtures(t *testing.T) {
+	tests := []struct {
+		name    string
+		path    string
+		objects []string
+		edges   []string
+	}{{
+		name: "flux2-example",
+		path: "clusters/production",
+		objects: []string{
+			"HelmRelease/cert-manager/cert-manager",
+			"Kustomization/flux-system/apps",
+			"Kustomization/flux-system/flux-system",
+			"Kustomization/flux-system/infra-configs",
+			"Kustomization/flux-system/infra-controllers",
+			"HelmRelease/ingress-nginx/ingress-nginx",
+			"HelmRelease/podinfo/podinfo",
+		},
+		edges: []string{
+			"HelmRelease/ingress-nginx/ingress-nginx -> HelmRelease/cert-manager/cert-manager",
+			"HelmRelease/podinfo/podinfo -> HelmRelease/ingress-nginx/ingress-nginx",
+			"Kustomization/flux-system/apps -> Kustomization/flux-system/infra-configs",
+			"Kustomization/flux-system/infra-configs -> Kustomization/flux-system/infra-controllers",
+		},
+	}, {
+		name: "cluster-apps",
+		path: "kubernetes/flux/cluster",
+		objects: []string{
+			"HelmRelease/database/cloudnative-pg",
+			"Kustomization/database/cloudnative-pg",
+			"Kustomization/database/cloudnative-pg-cluster",
+			"HelmRelease/default/echo",
+			"Kustomization/default/echo",
+			"Kustomization/flux-system/cluster-apps",
+			"Kustomization/flux-system/cluster-vars",
+		},
+		edges: []string{
+			"Kustomization/database/cloudnative-pg-cluster -> Kustomization/database/cloudnative-pg",
+			"Kustomization/default/echo -> Kustomization/database/cloudnative-pg-cluster",
+		},
+	}, {
+		name: "features",
+		path: "clusters/test",
+		objects: []string{
+			"Kustomization/flux-system/app",
+			"Kustomization/flux-system/base-test",
+			"Kustomization/flux-system/root",
+			"Kustomization/tenants/tenant",
+		},
+		edges: []string{
+			"Kustomization/flux-system/app -> Kustomization/flux-system/base-test",
+			"Kustomization/flux-system/app -> Kustomization/tenants/tenant",
+		},
+	}, {
+		name: "cycle",
+		path: "clusters/c",
+		objects: []string{
+			"Kustomization/flux-system/a",
+			"Kustomization/flux-system/b",
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := fixture(t, tt.name, tt.path, KindKustomization, KindHelmRelease)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(res.Objects); !slices.Equal(got, tt.objects) {
+				t.Errorf("objects:\n got %q\nwant %q", got, tt.objects)
+			}
+			if got := edges(res.Objects); !slices.Equal(got, tt.edges) {
+				t.Errorf("edges:\n got %q\nwant %q", got, tt.edges)
+			}
+			golden(t, tt.name, summarize(t, res))
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		path      string
+		wantErr   string
+		wantFile  string
+		wantIndex int
+		notExist  bool
+	}{{
+		name:      "malformed",
+		path:      "clusters/c",
+		wantErr:   "Kustomization/flux-system/tier: tier/bad.yaml: document 3: ",
+		wantFile:  "tier/bad.yaml",
+		wantIndex: 3,
+	}, {
+		name:      "malformed-root",
+		path:      "clusters/c",
+		wantErr:   "path clusters/c: clusters/c/list.yaml: document 2: document is not a YAML mapping (found a sequence)",
+		wantFile:  "clusters/c/list.yaml",
+		wantIndex: 2,
+	}, {
+		name:     "missing-path",
+		path:     "clusters/c",
+		wantErr:  "Kustomization/flux-system/gone: kustomization path not found: ./does-not-exist (defined in clusters/c/root.yaml)",
+		notExist: true,
+	}, {
+		name:    "bad-spec",
+		path:    "clusters/c",
+		wantErr: "clusters/c/root.yaml: Kustomization/flux-system/bad: decode failed:",
+	}, {
+		name:    "features",
+		path:    "no-such-dir",
+		wantErr: "no-such-dir",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := fixture(t, tt.name, tt.path)
+			if err == nil {
+				t.Fatalf("want an error, got a result with %d objects", len(res.Objects))
+			}
+			if res != nil {
+				t.Errorf("a failed load must return no result, got %+v", res)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error %q does not contain %q", err, tt.wantErr)
+			}
+			var malformed *MalformedError
+			if tt.wantFile != "" {
+				if !errors.As(err, &malformed) {
+					t.Fatalf("error %q is not a *MalformedError", err)
+				}
+				if malformed.File != tt.wantFile || malformed.Index != tt.wantIndex {
+					t.Errorf("malformed at %s document %d, want %s document %d", malformed.File, malformed.Index, tt.wantFile, tt.wantIndex)
+				}
+			}
+			if tt.notExist && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("error %q does not wrap fs.ErrNotExist", err)
+			}
+		})
+	}
+}
+
+func TestLoadOptions(t *testing.T) {
+	root := filepath.Join("testdata", "flux2-example")
+	tests := []struct {
+		name    string
+		opts    Options
+		wantErr string
+		kinds   []string
+	}{
+		{name: "default kinds", opts: Options{Path: filepath.Join(root, "clusters/production"), RepoRoot: root}, kinds: []string{KindKustomization}},
+		{name: "helm releases only", opts: Options{Path: filepath.Join(root, "clusters/production"), RepoRoot: root, Kinds: []string{"helmrelease"}}, kinds: []string{KindHelmRelease}},
+		{name: "unknown kind", opts: Options{Path: root, RepoRoot: root, Kinds: []string{"GitRepository"}}, wantErr: `kind "GitRepository" is not supported`},
+		{name: "empty path", opts: Options{RepoRoot: root}, wantErr: "path is empty"},
+		{name: "path is a file", opts: Options{Path: filepath.Join(root, "apps/production/kustomization.yaml"), RepoRoot: root}, wantErr: "not a directory"},
+		{name: "path outside root", opts: Options{Path: filepath.Join("testdata", "cycle"), RepoRoot: root}, wantErr: "is outside the repository root"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Load(context.Background(), tt.opts)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range res.Objects {
+				if !slices.Contains(tt.kinds, o.ID.Kind) {
+					t.Errorf("object %s has a kind not asked for (%v)", o.ID, tt.kinds)
+				}
+			}
+			if len(res.Objects) == 0 {
+				t.Error("no objects")
+			}
+		})
+	}
+}
+
+func TestLoadCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	root := filepath.Join("testdata", "cluster-apps")
+	_, err := Load(ctx, Options{Path: filepath.Join(root, "kubernetes/flux/cluster"), RepoRoot: root})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+}
+
+func TestFindRepoRoot(t *testing.T) {
+	tests := []struct {
+		name   string
+		marker string // created in the root: a directory when it ends in "/"
+		want   string // the expected root relative to the temp dir; "" means an error
+	}{
+		{name: "git directory", marker: "repo/.git/", want: "repo"},
+		{name: "git file (worktree)", marker: "repo/.git", want: "repo"},
+		{name: "standup.yaml", marker: "repo/standup.yaml", want: "repo"},
+		{name: "marker in the path itself", marker: "repo/clusters/prod/standup.yaml", want: "repo/clusters/prod"},
+		{name: "nothing", marker: "repo/unrelated.txt", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(tmp, "repo/clusters/prod"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			marker := filepath.Join(tmp, tt.marker)
+			if strings.HasSuffix(tt.marker, "/") {
+				err = os.MkdirAll(marker, 0o755)
+			} else {
+				err = os.WriteFile(marker, nil, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := FindRepoRoot(filepath.Join(tmp, "repo/clusters/prod"))
+			if tt.want == "" {
+				// The temp dir may itself sit inside a checkout; only
+				// assert that no root is found at or below it.
+				if err == nil && strings.HasPrefix(got, tmp) {
+					t.Fatalf("found root %s, want none", got)
+				}
+				if err != nil && !errors.Is(err, ErrNoRepoRoot) {
+					t.Fatalf("error %v does not wrap ErrNoRepoRoot", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := filepath.Join(tmp, tt.want); got != want {
+				t.Errorf("root %s, want %s", got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,74 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// result assembles the Result, sorted.
+func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
+	res := &Result{
+		RepoRoot:    l.b.root,
+		Path:        relPath,
+		Definitions: map[tiers.ID]Manifest{},
+		Rendered:    l.rendered,
+		Root:        root,
+	}
+	for id, e := range l.entries {
+		if !l.kinds[e.kind] {
+			continue
+		}
+		obj, err := toObject(e.kind, e.manifest.Object)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", orUnknown(e.manifest.File), id, err)
+		}
+		obj.File = e.manifest.File
+		obj.AppliedBy = e.appliedBy
+		res.Objects = append(res.Objects, obj)
+		res.Definitions[id] = e.manifest
+	}
+	sort.Slice(res.Objects, func(i, j int) bool { return res.Objects[i].ID.Less(res.Objects[j].ID) })
+	for w := range l.warnings {
+		res.Warnings = append(res.Warnings, w)
+	}
+	sort.Strings(res.Warnings)
+	return res, nil
+}
+
+// sortManifests orders manifests by kind, namespace, name and apiVersion.
+func sortManifests(ms []Manifest) {
+	key := func(m Manifest) string {
+		u := m.Object
+		return strings.Join([]string{u.GetKind(), u.GetNamespace(), u.GetName(), u.GetAPIVersion()}, "\x00")
+	}
+	slices.SortStableFunc(ms, func(a, b Manifest) int { return strings.Compare(key(a), key(b)) })
+}
+
+// manifestsOf returns the manifests of a build.
+func manifestsOf(out []built) []Manifest {
+	ms := make([]Manifest, len(out))
+	for i, b := range out {
+		ms[i] = b.Manifest
+	}
+	return ms
+}
+
+// copyID returns a pointer to a copy of *id, or nil.
+func copyID(id *tiers.ID) *tiers.ID {
+	if id == nil {
+		return nil
+	}
+	c := *id
+	return &c
+}
+
+// warn records warnings; duplicates collapse.
+func (l *loader) warn(msgs ...string) {
+	for _, m := range msgs {
+		l.warnings[m] = true
+	}
+}

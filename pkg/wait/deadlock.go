@@ -1,0 +1,147 @@
+package wait
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// lookupCRD answers from the CRD watch, which is the API server's own view
+// of CRD objects (not a cached discovery document).
+func (w *Walker) lookupCRD(gk schema.GroupKind) crds.CRDPresence {
+	ready, ok := w.crdGK[gk]
+	switch {
+	case !ok:
+		return crds.CRDAbsent
+	case ready:
+		return crds.CRDEstablished
+	default:
+		return crds.CRDPending
+	}
+}
+
+// suspect records a dry-run failure on a missing kind seen before standup's
+// next request, so that request's outcome proves or clears it.
+func (w *Walker) suspect(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) {
+	d, ok := crds.Diagnose(obj, w.lookupCRD, nil)
+	if !ok || !d.Deadlocked() {
+		return
+	}
+	st.diag = &d
+	w.diagnosis(now, id, &d, "suspected cold-start deadlock; re-checking with a reconcile standup requests")
+}
+
+// onDeadlock handles a reconcile standup requested that failed its dry-run
+// on a kind the API server does not serve.
+func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+	d, _ := crds.Diagnose(obj, w.lookupCRD, nil)
+	if !d.Deadlocked() {
+		// Every kind it names exists now (or is being established): the failure
+		// is stale, so ask again once the CRDs serve.
+		if len(d.Pending) > 0 {
+			w.note(now, id, st, "WaitingForCRDs", "waiting for CRDs to be established: "+joinTypes(d.Pending))
+			return nil, st.deadline
+		}
+		return w.retry(now, id, st)
+	}
+	if st.diag == nil || st.confirm != st.token || !crds.SameFailure(*st.diag, d) {
+		st.diag = &d
+		a := w.request(now, id, st, false)
+		st.confirm = a.Token
+		w.diagnosis(now, id, &d, "suspected cold-start deadlock; re-checking with a reconcile standup requests")
+		w.note(now, id, st, "SuspectedDeadlock", "dry-run failed on missing kinds "+joinTypes(d.Missing)+"; re-checking")
+		return []Action{a}, st.deadline
+	}
+	w.diagnosis(now, id, &d, "cold-start deadlock proven: the same dry-run failure came back from a reconcile standup requested")
+	switch {
+	case st.remedied:
+		st.deadlock = true
+		w.set(now, id, st, PhaseFailed, "Deadlock", "still deadlocked after pre-applying CRDs: "+d.String())
+		return nil, time.Time{}
+	case w.opts.NoRemediate:
+		st.deadlock = true
+		w.set(now, id, st, PhaseFailed, "Deadlock", d.String())
+		return nil, time.Time{}
+	}
+	w.set(now, id, st, PhaseRemediating, "PreApplyingCRDs", "pre-applying CRDs for "+joinTypes(d.Missing))
+	return []Action{{Kind: ActionPreApplyCRDs, Node: id, Diagnosis: &d}}, st.deadline
+}
+
+func (w *Walker) retry(now time.Time, id tiers.ID, st *nodeState) ([]Action, time.Time) {
+	if st.retryAt.IsZero() {
+		st.retryAt = now.Add(w.opts.RequeueAfter)
+	}
+	if now.Before(st.retryAt) {
+		return nil, st.retryAt
+	}
+	st.retryAt = time.Time{}
+	return []Action{w.request(now, id, st, false)}, st.deadline
+}
+
+// stepRemediating waits for the pre-apply's result and for the CRDs it
+// created to be established, then requests the reconcile that follows the
+// node to Ready.
+func (w *Walker) stepRemediating(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+	if st.applied == nil {
+		return nil, st.deadline
+	}
+	for _, gk := range st.diag.MissingGroupKinds() {
+		if w.lookupCRD(gk) != crds.CRDEstablished {
+			if now.After(st.deadline) {
+				st.timedOut = true
+				w.set(now, id, st, PhaseFailed, "Timeout", "pre-applied CRD for "+gk.String()+" not established")
+				return nil, time.Time{}
+			}
+			return nil, st.deadline
+		}
+	}
+	st.remedied, st.applied, st.diag, st.confirm = true, nil, nil, ""
+	a := w.request(now, id, st, false)
+	w.set(now, id, st, PhaseReconciling, "Requested", "CRDs established; requested reconcile")
+	return []Action{a}, st.deadline
+}
+
+func (w *Walker) applyResult(now time.Time, r ActionResult) {
+	st, ok := w.nodes[r.Action.Node]
+	if !ok || r.Action.Kind != ActionPreApplyCRDs || st.phase != PhaseRemediating {
+		return
+	}
+	if r.Err != nil {
+		st.deadlock = true
+		w.set(now, r.Action.Node, st, PhaseFailed, "Deadlock", r.Err.Error())
+		return
+	}
+	st.applied = append([]string{}, r.Applied...)
+	msg := "no CRD needed applying"
+	if len(r.Applied) > 0 {
+		msg = fmt.Sprintf("pre-applied %v; waiting for them to be established", r.Applied)
+	}
+	w.note(now, r.Action.Node, st, "PreAppliedCRDs", msg)
+}
+
+func (w *Walker) diagnosis(now time.Time, id tiers.ID, d *crds.Diagnosis, message string) {
+	w.events = append(w.events, Event{
+		Time: now, Type: EventDiagnosis, Node: &id, Tier: w.tierOf(id), Phase: w.nodes[id].phase,
+		Reason: "Deadlock", Message: message, Diagnosis: d,
+	})
+}
+
+func joinTypes(ts []crds.MissingType) string {
+	s := ""
+	for i, t := range ts {
+		if i > 0 {
+			s += ", "
+		}
+		s += t.String()
+	}
+	return s
+}
+
+// ErrDeadlock marks a walk that ended with an unresolved cold-start deadlock.
+var ErrDeadlock = errors.New("cold-start deadlock not resolved")

@@ -1,0 +1,94 @@
+package wait
+
+import (
+	"time"
+
+	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// Phase is where one Kustomization stands in the walk.
+type Phase string
+
+const (
+	// PhasePending waits for the node's dependencies.
+	PhasePending Phase = "pending"
+	// PhaseReconciling waits for a reconcile standup requested to be handled and Ready.
+	PhaseReconciling Phase = "reconciling"
+	// PhaseCRDs waits for the CRDs in the node's inventory to be established.
+	PhaseCRDs Phase = "crds"
+	// PhaseRemediating waits for standup's pre-apply of missing CRDs.
+	PhaseRemediating Phase = "remediating"
+	// PhaseReady is done: ready for its dependents.
+	PhaseReady Phase = "ready"
+	// PhaseFailed is done: it failed, timed out, or is deadlocked.
+	PhaseFailed Phase = "failed"
+	// PhaseBlocked is done: a dependency failed, so it was not waited on.
+	PhaseBlocked Phase = "blocked"
+)
+
+// Terminal reports whether the phase ends the node's walk.
+func (p Phase) Terminal() bool {
+	return p == PhaseReady || p == PhaseFailed || p == PhaseBlocked
+}
+
+// EventType tells what an Event reports.
+type EventType string
+
+const (
+	// EventNode reports a node's phase or message change.
+	EventNode EventType = "node"
+	// EventAction reports a mutation standup made (or would make, with --dry-run).
+	EventAction EventType = "action"
+	// EventDiagnosis reports a proven or suspected cold-start deadlock.
+	EventDiagnosis EventType = "diagnosis"
+	// EventSummary closes the walk.
+	EventSummary EventType = "summary"
+)
+
+// Event is the one record that flows from the walker to every printer (live
+// view, plain lines, NDJSON), so they never disagree.
+type Event struct {
+	Time    time.Time `json:"time"`
+	Type    EventType `json:"type"`
+	Node    *tiers.ID `json:"node,omitempty"`
+	Tier    int       `json:"tier"`
+	Phase   Phase     `json:"phase,omitempty"`
+	Action  string    `json:"action,omitempty"`
+	Reason  string    `json:"reason,omitempty"`
+	Message string    `json:"message,omitempty"`
+	// Elapsed is the time since the node was kicked (or since the walk began).
+	Elapsed   Duration        `json:"elapsed,omitempty"`
+	Diagnosis *crds.Diagnosis `json:"diagnosis,omitempty"`
+	Summary   *Summary        `json:"summary,omitempty"`
+}
+
+// Duration marshals as seconds with millisecond precision.
+type Duration time.Duration
+
+// MarshalJSON renders the duration in seconds.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(formatSeconds(time.Duration(d))), nil
+}
+
+func formatSeconds(d time.Duration) string {
+	return trimFloat(d.Seconds())
+}
+
+// Summary closes a walk: how many nodes ended in each phase, and why it failed.
+type Summary struct {
+	Ready     int `json:"ready"`
+	Failed    int `json:"failed"`
+	Blocked   int `json:"blocked"`
+	Pending   int `json:"pending"`
+	Total     int `json:"total"`
+	Mutations int `json:"mutations"`
+	// Deadlocked are nodes whose cold-start deadlock standup could not resolve.
+	Deadlocked []tiers.ID `json:"deadlocked,omitempty"`
+	// TimedOut are nodes that hit their deadline.
+	TimedOut []tiers.ID `json:"timedOut,omitempty"`
+	// FailedNodes are nodes that failed for any reason.
+	FailedNodes []tiers.ID `json:"failedNodes,omitempty"`
+	Elapsed     Duration   `json:"elapsed"`
+	Interrupted bool       `json:"interrupted,omitempty"`
+}

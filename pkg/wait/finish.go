@@ -1,0 +1,88 @@
+package wait
+
+import (
+	"time"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// Finished reports whether every walked node has ended, and no ready node's
+// inventory names a Kustomization standup has not seen yet (the cold-start
+// case: the root creates the tiers, and they join the walk as they appear).
+func (w *Walker) Finished() bool {
+	if w.graph == nil || w.dirty {
+		return false
+	}
+	for id, st := range w.nodes {
+		if w.sel.active(id) && !st.phase.Terminal() {
+			return false
+		}
+	}
+	for id, st := range w.nodes {
+		if st.phase != PhaseReady {
+			continue
+		}
+		for _, child := range kustomizationsIn(w.objs[id].Inventory) {
+			if _, seen := w.objs[child]; !seen {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func kustomizationsIn(inventory []string) []tiers.ID {
+	var out []tiers.ID
+	for _, raw := range inventory {
+		e, err := flux.ParseInventoryID(raw)
+		if err != nil || e.Group != "kustomize.toolkit.fluxcd.io" || e.Kind != flux.KindKustomization {
+			continue
+		}
+		out = append(out, tiers.ID{Kind: flux.KindKustomization, Namespace: e.Namespace, Name: e.Name})
+	}
+	return out
+}
+
+// Summary counts how the walked nodes ended.
+func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
+	s := Summary{Elapsed: Duration(now.Sub(w.start)), Interrupted: interrupted, Mutations: w.muts}
+	var order []tiers.ID
+	if w.graph != nil {
+		order = w.graph.Order()
+	}
+	for _, id := range order {
+		st, ok := w.nodes[id]
+		if !ok || !w.sel.active(id) {
+			continue
+		}
+		s.Total++
+		switch st.phase {
+		case PhaseReady:
+			s.Ready++
+		case PhaseFailed:
+			s.Failed++
+			s.FailedNodes = append(s.FailedNodes, id)
+			if st.deadlock {
+				s.Deadlocked = append(s.Deadlocked, id)
+			}
+			if st.timedOut {
+				s.TimedOut = append(s.TimedOut, id)
+			}
+		case PhaseBlocked:
+			s.Blocked++
+		default:
+			s.Pending++
+		}
+	}
+	return s
+}
+
+// Phase returns a node's phase, for tests and printers.
+func (w *Walker) Phase(id tiers.ID) (Phase, bool) {
+	st, ok := w.nodes[id]
+	if !ok {
+		return "", false
+	}
+	return st.phase, true
+}

@@ -1,0 +1,307 @@
+package wait
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/kube"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// Resources the walk watches.
+var (
+	kustomizationsGVR = kustomizev1.GroupVersion.WithResource("kustomizations")
+	crdsGVR           = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
+	sourceGVRs        = map[string]schema.GroupVersionResource{
+		sourcev1.GitRepositoryKind: sourcev1.GroupVersion.WithResource("gitrepositories"),
+		sourcev1.OCIRepositoryKind: sourcev1.GroupVersion.WithResource("ocirepositories"),
+		sourcev1.BucketKind:        sourcev1.GroupVersion.WithResource("buckets"),
+	}
+)
+
+// Loop is the I/O around a Walker: watches feed it objects, and it performs
+// the actions the walker decides.
+type Loop struct {
+	Dynamic   dynamic.Interface
+	Client    client.Client
+	Namespace string
+	Options   Options
+	// Bundle supplies CRDs for deadlock remediation; nil disables pre-apply.
+	Bundle *crds.Bundle
+	Apply  crds.ApplyOptions
+	// OnEvent receives every event, in order, from the loop's goroutine.
+	OnEvent func(Event)
+	// Resync is the informers' resync period; zero means none.
+	Resync time.Duration
+}
+
+// observation is one change seen by a watch.
+type observation struct {
+	gvr     schema.GroupVersionResource
+	obj     *unstructured.Unstructured
+	deleted bool
+}
+
+// inbox collects observations from informer callbacks without blocking them.
+type inbox struct {
+	mu     sync.Mutex
+	items  []observation
+	signal chan struct{}
+}
+
+func (b *inbox) push(o observation) {
+	b.mu.Lock()
+	b.items = append(b.items, o)
+	b.mu.Unlock()
+	select {
+	case b.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (b *inbox) drain() []observation {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	items := b.items
+	b.items = nil
+	return items
+}
+
+// Run walks until every selected node has ended, ctx ends, or the graph is
+// invalid. It returns the summary; the error is non-nil for a cycle, a
+// failed mutation, or cancellation.
+func (l *Loop) Run(ctx context.Context) (Summary, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	box := &inbox{signal: make(chan struct{}, 1)}
+	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(l.Dynamic, l.Resync, l.Namespace, nil)
+	clusterFactory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
+	watch := func(f dynamicinformer.DynamicSharedInformerFactory, gvr schema.GroupVersionResource) toolscache.SharedIndexInformer {
+		inf := f.ForResource(gvr).Informer()
+		_, _ = inf.AddEventHandler(handler(gvr, box))
+		return inf
+	}
+	syncs := []toolscache.InformerSynced{
+		watch(factory, kustomizationsGVR).HasSynced,
+		watch(clusterFactory, crdsGVR).HasSynced,
+	}
+	factory.Start(ctx.Done())
+	clusterFactory.Start(ctx.Done())
+	if !toolscache.WaitForCacheSync(ctx.Done(), syncs...) {
+		return Summary{}, fmt.Errorf("initial list of Kustomizations and CRDs did not complete: %w", context.Cause(ctx))
+	}
+	watchedSources := map[string]bool{}
+	sourceFactory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
+	w := NewWalker(l.Options, time.Now())
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		for _, o := range box.drain() {
+			l.observe(w, o)
+			if o.gvr == kustomizationsGVR && !o.deleted {
+				l.watchSource(ctx, sourceFactory, box, watchedSources, o.obj)
+			}
+		}
+		now := time.Now()
+		actions, events, next := w.Step(now)
+		if err := w.GraphError(); err != nil {
+			return w.Summary(now, false), err
+		}
+		l.emit(events)
+		for _, a := range actions {
+			res := l.perform(ctx, a)
+			if res.Err != nil && a.Kind == ActionReconcile {
+				return w.Summary(time.Now(), false), res.Err
+			}
+			l.emit([]Event{actionEvent(time.Now(), a, res)})
+			w.Done(res)
+		}
+		if len(actions) > 0 {
+			continue // results and our own writes come back as observations
+		}
+		if w.Finished() {
+			return w.Summary(time.Now(), false), nil
+		}
+		resetTimer(timer, next)
+		select {
+		case <-ctx.Done():
+			return w.Summary(time.Now(), true), ctx.Err()
+		case <-box.signal:
+		case <-timer.C:
+		}
+	}
+}
+
+func resetTimer(t *time.Timer, next time.Time) {
+	d := time.Hour
+	if !next.IsZero() {
+		d = time.Until(next) + 10*time.Millisecond
+	}
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	t.Reset(max(d, 0))
+}
+
+func handler(gvr schema.GroupVersionResource, box *inbox) toolscache.ResourceEventHandler {
+	push := func(obj any, deleted bool) {
+		if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			box.push(observation{gvr: gvr, obj: u, deleted: deleted})
+		}
+	}
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { push(obj, false) },
+		UpdateFunc: func(_, obj any) { push(obj, false) },
+		DeleteFunc: func(obj any) { push(obj, true) },
+	}
+}
+
+func (l *Loop) observe(w *Walker, o observation) {
+	switch o.gvr {
+	case kustomizationsGVR:
+		ks := &kustomizev1.Kustomization{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.obj.Object, ks); err != nil {
+			return
+		}
+		if o.deleted {
+			w.ForgetKustomization(flux.FromKustomization(ks).ID)
+			return
+		}
+		w.ObserveKustomization(flux.FromKustomization(ks))
+	case crdsGVR:
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.obj.Object, crd); err != nil {
+			return
+		}
+		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		if o.deleted {
+			w.ForgetCRD(crd.Name, gk)
+			return
+		}
+		w.ObserveCRD(crd.Name, gk, CRDReady(crd))
+	default:
+		id := tiers.ID{Kind: o.obj.GetKind(), Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
+		rev, _, _ := unstructured.NestedString(o.obj.Object, "status", "artifact", "revision")
+		if o.deleted {
+			rev = ""
+		}
+		w.ObserveSource(id, rev)
+	}
+}
+
+// watchSource starts a watch on a source kind the first time a
+// Kustomization references it; unreferenced kinds are never listed.
+func (l *Loop) watchSource(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory, box *inbox, started map[string]bool, obj *unstructured.Unstructured) {
+	kind, _, _ := unstructured.NestedString(obj.Object, "spec", "sourceRef", "kind")
+	gvr, ok := sourceGVRs[kind]
+	if !ok || started[kind] {
+		return
+	}
+	started[kind] = true
+	inf := f.ForResource(gvr).Informer()
+	_, _ = inf.AddEventHandler(handler(gvr, box))
+	f.Start(ctx.Done())
+}
+
+func (l *Loop) emit(events []Event) {
+	if l.OnEvent == nil {
+		return
+	}
+	for _, e := range events {
+		l.OnEvent(e)
+	}
+}
+
+func (l *Loop) perform(ctx context.Context, a Action) ActionResult {
+	switch a.Kind {
+	case ActionReconcile:
+		return ActionResult{Action: a, Err: retryTransient(ctx, func() error { return RequestReconcile(ctx, l.Client, a) })}
+	case ActionPreApplyCRDs:
+		if l.Bundle == nil {
+			return ActionResult{Action: a, Err: &crds.UnresolvedError{Diagnosis: *a.Diagnosis, Missing: a.Diagnosis.Missing}}
+		}
+		var applied []string
+		err := retryTransient(ctx, func() error {
+			var err error
+			applied, err = crds.PreApply(ctx, l.Client, l.Bundle, *a.Diagnosis, l.Apply)
+			return err
+		})
+		return ActionResult{Action: a, Applied: applied, Err: err}
+	}
+	return ActionResult{Action: a, Err: fmt.Errorf("unknown action %q", a.Kind)}
+}
+
+// RequestReconcile performs a reconcile action: one merge patch that sets
+// the reconcile.fluxcd.io/requestedAt annotation, and spec.suspend=false
+// when the action resumes the Kustomization (as flux resume does).
+func RequestReconcile(ctx context.Context, c client.Client, a Action) error {
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, meta.ReconcileRequestAnnotation, a.Token)
+	if a.Unsuspend {
+		patch = fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}},"spec":{"suspend":false}}`, meta.ReconcileRequestAnnotation, a.Token)
+	}
+	ks := &kustomizev1.Kustomization{}
+	ks.Namespace, ks.Name = a.Node.Namespace, a.Node.Name
+	if err := c.Patch(ctx, ks, client.RawPatch("application/merge-patch+json", []byte(patch))); err != nil {
+		return fmt.Errorf("%s reconcile request failed: %w", a.Node, kube.Explain(err, "patch", flux.KustomizationResource))
+	}
+	return nil
+}
+
+// retryTransient retries fn while the API server is unreachable, for up to a minute.
+func retryTransient(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(time.Minute)
+	delay := 250 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !kube.IsUnreachable(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 4*time.Second)
+	}
+}
+
+func actionEvent(now time.Time, a Action, r ActionResult) Event {
+	id := a.Node
+	e := Event{Time: now, Type: EventAction, Node: &id, Action: string(a.Kind), Diagnosis: a.Diagnosis}
+	switch {
+	case r.Err != nil:
+		e.Reason, e.Message = "Failed", r.Err.Error()
+	case a.Kind == ActionReconcile && a.Unsuspend:
+		e.Reason, e.Message = "Resumed", "spec.suspend=false, "+meta.ReconcileRequestAnnotation+"="+a.Token
+	case a.Kind == ActionReconcile:
+		e.Reason, e.Message = "Requested", meta.ReconcileRequestAnnotation+"="+a.Token
+	case len(r.Applied) > 0:
+		e.Reason, e.Message = "Applied", fmt.Sprintf("created CustomResourceDefinition %v (field manager %s)", r.Applied, crds.FieldManager)
+	default:
+		e.Reason, e.Message = "NothingToApply", "every CRD for the missing kinds exists already"
+	}
+	return e
+}

@@ -1,0 +1,429 @@
+package wait
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// Options tune a walk.
+type Options struct {
+	// NoUnsuspend leaves suspended Kustomizations alone (they end blocked).
+	NoUnsuspend bool
+	// NoRemediate reports a proven deadlock instead of pre-applying CRDs.
+	NoRemediate bool
+	// Timeout is each node's deadline from the moment it is kicked; zero uses
+	// the Kustomization's own spec.timeout.
+	Timeout time.Duration
+	// MaxInflight bounds how many nodes reconcile at once; zero is unlimited.
+	MaxInflight int
+	// Selection chooses which nodes are walked.
+	Selection Selection
+	// RequeueAfter is how long to wait before asking again when
+	// kustomize-controller handled a request but still saw a dependency not
+	// ready (its cache lagging ours).
+	RequeueAfter time.Duration
+}
+
+// timeZero is the walk start used by Plan, which never looks at clocks.
+var timeZero time.Time
+
+// nodeState is the walker's bookkeeping for one Kustomization.
+type nodeState struct {
+	phase     Phase
+	token     string
+	kickedAt  time.Time
+	deadline  time.Time
+	message   string
+	reason    string
+	diag      *crds.Diagnosis
+	confirm   string // the token whose handling proves or clears diag
+	remedied  bool
+	applied   []string // CRDs a pre-apply created, awaited before the next request
+	retryAt   time.Time
+	timedOut  bool
+	deadlock  bool
+	lastEvent string
+}
+
+// Walker decides, from the latest objects, what to do next. It performs no
+// I/O: Observe* feed it objects, Step returns the actions to perform and the
+// events to print, and Done reports action results back.
+type Walker struct {
+	opts     Options
+	start    time.Time
+	objs     map[tiers.ID]flux.Object
+	sources  map[tiers.ID]string
+	crds     map[string]bool
+	crdGK    map[schema.GroupKind]bool
+	nodes    map[tiers.ID]*nodeState
+	graph    *tiers.Graph
+	dirty    bool
+	sel      selected
+	pending  []ActionResult
+	events   []Event
+	muts     int
+	graphErr error
+}
+
+// NewWalker starts a walk at now.
+func NewWalker(opts Options, now time.Time) *Walker {
+	if opts.RequeueAfter == 0 {
+		opts.RequeueAfter = 2 * time.Second
+	}
+	return &Walker{
+		opts: opts, start: now,
+		objs: map[tiers.ID]flux.Object{}, sources: map[tiers.ID]string{},
+		crds: map[string]bool{}, crdGK: map[schema.GroupKind]bool{},
+		nodes: map[tiers.ID]*nodeState{}, dirty: true,
+	}
+}
+
+// ObserveKustomization records the latest state of a Kustomization.
+func (w *Walker) ObserveKustomization(obj flux.Object) {
+	old, seen := w.objs[obj.ID]
+	w.objs[obj.ID] = obj
+	if !seen || !sameDeps(old.DependsOn, obj.DependsOn) {
+		w.dirty = true
+	}
+	if _, ok := w.nodes[obj.ID]; !ok {
+		w.nodes[obj.ID] = &nodeState{phase: PhasePending}
+	}
+}
+
+// ForgetKustomization records that a Kustomization was deleted.
+func (w *Walker) ForgetKustomization(id tiers.ID) {
+	delete(w.objs, id)
+	delete(w.nodes, id)
+	w.dirty = true
+}
+
+// ObserveSource records a source's current artifact revision.
+func (w *Walker) ObserveSource(id tiers.ID, revision string) { w.sources[id] = revision }
+
+// ObserveCRD records a CRD and whether it is established with names accepted.
+func (w *Walker) ObserveCRD(name string, gk schema.GroupKind, ready bool) {
+	w.crds[name] = ready
+	w.crdGK[gk] = ready
+}
+
+// ForgetCRD records that a CRD was deleted.
+func (w *Walker) ForgetCRD(name string, gk schema.GroupKind) {
+	delete(w.crds, name)
+	delete(w.crdGK, gk)
+}
+
+// Done reports the result of an action the loop performed.
+func (w *Walker) Done(r ActionResult) { w.pending = append(w.pending, r) }
+
+// GraphError is the last error from building the graph (a cycle), if any.
+func (w *Walker) GraphError() error { return w.graphErr }
+
+// Graph returns the current graph (nil before the first Step).
+func (w *Walker) Graph() *tiers.Graph { return w.graph }
+
+// Step decides what to do now. It returns the actions to perform, the events
+// to print, and the time at which Step must run again even if nothing is
+// observed (zero when only an observation can change anything).
+func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
+	w.events = nil
+	if w.dirty {
+		if err := w.rebuild(); err != nil {
+			w.graphErr = err
+			return nil, nil, time.Time{}
+		}
+	}
+	for _, r := range w.pending {
+		w.applyResult(now, r)
+	}
+	w.pending = nil
+	var actions []Action
+	var next time.Time
+	inflight := w.inflight()
+	for _, id := range w.graph.Order() {
+		st, obj := w.nodes[id], w.objs[id]
+		if !w.sel.active(id) || st.phase.Terminal() {
+			continue
+		}
+		a, wake := w.stepNode(now, id, obj, st, &inflight)
+		actions = append(actions, a...)
+		next = earliest(next, wake)
+	}
+	w.muts += len(actions)
+	return actions, w.events, next
+}
+
+func (w *Walker) rebuild() error {
+	nodes := make([]tiers.Node, 0, len(w.objs))
+	for _, o := range w.objs {
+		nodes = append(nodes, o.Node)
+	}
+	g, err := tiers.Build(nodes, tiers.Options{AllowMissing: true})
+	if err != nil {
+		return err
+	}
+	w.graph, w.dirty = g, false
+	w.sel = w.opts.Selection.resolve(g)
+	return nil
+}
+
+func (w *Walker) inflight() int {
+	n := 0
+	for id, st := range w.nodes {
+		if w.sel.active(id) && (st.phase == PhaseReconciling || st.phase == PhaseRemediating) {
+			n++
+		}
+	}
+	return n
+}
+
+func (w *Walker) stepNode(now time.Time, id tiers.ID, obj flux.Object, st *nodeState, inflight *int) ([]Action, time.Time) {
+	switch st.phase {
+	case PhasePending:
+		return w.stepPending(now, id, obj, st, inflight)
+	case PhaseReconciling:
+		return w.stepReconciling(now, id, obj, st)
+	case PhaseRemediating:
+		return w.stepRemediating(now, id, obj, st)
+	case PhaseCRDs:
+		return nil, w.stepCRDs(now, id, obj, st)
+	}
+	return nil, time.Time{}
+}
+
+func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *nodeState, inflight *int) ([]Action, time.Time) {
+	ready, why, blocker, absent := w.depsReady(obj)
+	if blocker != nil {
+		w.set(now, id, st, PhaseBlocked, "DependencyFailed", "blocked by "+blocker.String())
+		return nil, time.Time{}
+	}
+	if !ready {
+		if !absent {
+			w.note(now, id, st, meta.DependencyNotReadyReason, why)
+			return nil, time.Time{}
+		}
+		// A dependency the root has not created yet: wait for it to appear,
+		// but not forever.
+		limit := w.start.Add(w.timeout(obj))
+		if now.After(limit) {
+			w.set(now, id, st, PhaseFailed, "DependencyMissing", why+": it never appeared")
+			return nil, time.Time{}
+		}
+		w.note(now, id, st, meta.DependencyNotReadyReason, why)
+		return nil, limit
+	}
+	if !obj.Suspended && w.readySelf(obj) && obj.RequestedAt == obj.LastHandledReconcileAt {
+		st.kickedAt = now
+		st.deadline = now.Add(w.timeout(obj))
+		w.set(now, id, st, PhaseCRDs, "AlreadyReady", "ready at "+obj.LastAppliedRevision+"; not touched")
+		return nil, w.stepCRDs(now, id, obj, st)
+	}
+	if obj.Suspended && w.opts.NoUnsuspend {
+		w.set(now, id, st, PhaseBlocked, meta.SuspendedReason, "suspended (--no-unsuspend)")
+		return nil, time.Time{}
+	}
+	if w.opts.MaxInflight > 0 && *inflight >= w.opts.MaxInflight {
+		w.note(now, id, st, "Queued", fmt.Sprintf("dependencies ready; waiting for a slot (--max-inflight %d)", w.opts.MaxInflight))
+		return nil, time.Time{}
+	}
+	*inflight++
+	if c := Classify(obj); c.State == SuspectedDeadlock {
+		// It already failed a dry-run on a missing kind before standup asked:
+		// the reconcile requested now is the one that proves or clears it.
+		w.suspect(now, id, obj, st)
+	}
+	st.kickedAt = now
+	st.deadline = now.Add(w.timeout(obj))
+	a := w.request(now, id, st, obj.Suspended)
+	if st.diag != nil {
+		st.confirm = a.Token
+	}
+	w.set(now, id, st, PhaseReconciling, "Requested", requestMessage(obj.Suspended))
+	return []Action{a}, st.deadline
+}
+
+func requestMessage(unsuspend bool) string {
+	if unsuspend {
+		return "resumed and requested reconcile"
+	}
+	return "requested reconcile"
+}
+
+func (w *Walker) request(now time.Time, id tiers.ID, st *nodeState, unsuspend bool) Action {
+	token := now.UTC().Format(time.RFC3339Nano)
+	if token == st.token {
+		token += "-1"
+	}
+	st.token = token
+	return Action{Kind: ActionReconcile, Node: id, Token: token, Unsuspend: unsuspend}
+}
+
+func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+	if now.After(st.deadline) {
+		st.timedOut = true
+		w.set(now, id, st, PhaseFailed, "Timeout", fmt.Sprintf("not ready within %s: %s", w.timeout(obj), st.message))
+		return nil, time.Time{}
+	}
+	if !RequestHandled(obj, st.token) {
+		return nil, st.deadline
+	}
+	if w.readySelf(obj) {
+		w.set(now, id, st, PhaseCRDs, "Ready", readyMessage(obj))
+		return nil, w.stepCRDs(now, id, obj, st)
+	}
+	c := Classify(obj)
+	switch c.State {
+	case HardFailure:
+		w.set(now, id, st, PhaseFailed, c.Reason, c.Message)
+		return nil, time.Time{}
+	case SuspectedDeadlock:
+		return w.onDeadlock(now, id, obj, st)
+	}
+	if obj.Ready != nil && obj.Ready.Reason == meta.DependencyNotReadyReason {
+		// Our view of the dependencies is ahead of the controller's cache:
+		// ask again shortly rather than wait for its 30 s re-check.
+		if st.retryAt.IsZero() {
+			st.retryAt = now.Add(w.opts.RequeueAfter)
+		}
+		if now.Before(st.retryAt) {
+			return nil, st.retryAt
+		}
+		st.retryAt = time.Time{}
+		return []Action{w.request(now, id, st, false)}, st.deadline
+	}
+	w.note(now, id, st, c.Reason, c.Message)
+	return nil, st.deadline
+}
+
+func readyMessage(obj flux.Object) string {
+	if obj.LastAppliedRevision != "" {
+		return "applied revision " + obj.LastAppliedRevision
+	}
+	return "ready"
+}
+
+func (w *Walker) stepCRDs(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) time.Time {
+	var waiting []string
+	for _, name := range flux.CRDsInInventory(obj.Inventory) {
+		if !w.crds[name] {
+			waiting = append(waiting, name)
+		}
+	}
+	if len(waiting) == 0 {
+		w.set(now, id, st, PhaseReady, "Ready", fmt.Sprintf("ready in %s", now.Sub(st.kickedAt).Round(100*time.Millisecond)))
+		return time.Time{}
+	}
+	if now.After(st.deadline) {
+		st.timedOut = true
+		w.set(now, id, st, PhaseFailed, "Timeout", "CRDs not established: "+strings.Join(waiting, ", "))
+		return time.Time{}
+	}
+	w.note(now, id, st, "WaitingForCRDs", "waiting for CRDs to be established: "+strings.Join(waiting, ", "))
+	return st.deadline
+}
+
+// readySelf reports whether the node is ready at its own source's current revision.
+func (w *Walker) readySelf(obj flux.Object) bool {
+	ok, _ := ReadyForDependents(obj, obj, w.sources[obj.SourceRef])
+	return ok
+}
+
+// depsReady reports whether every dependency is ready for obj, why not, and
+// which failed dependency blocks it.
+func (w *Walker) depsReady(obj flux.Object) (ready bool, why string, blocker *tiers.ID, absent bool) {
+	for _, dep := range obj.DependsOn {
+		depObj, ok := w.objs[dep.ID]
+		if !ok {
+			return false, fmt.Sprintf("waiting for %s to appear", dep.ID), nil, true
+		}
+		if st := w.nodes[dep.ID]; w.sel.active(dep.ID) {
+			switch st.phase {
+			case PhaseFailed, PhaseBlocked:
+				id := dep.ID
+				return false, "", &id, false
+			case PhaseReady:
+				continue
+			}
+			return false, fmt.Sprintf("dependency '%s' is not ready", dep.ID.NamespacedName()), nil, false
+		}
+		if ok, why := ReadyForDependents(depObj, obj, w.sources[obj.SourceRef]); !ok {
+			return false, why, nil, false
+		}
+	}
+	return true, "", nil, false
+}
+
+func (w *Walker) timeout(obj flux.Object) time.Duration {
+	if w.opts.Timeout > 0 {
+		return w.opts.Timeout
+	}
+	if obj.Timeout > 0 {
+		return obj.Timeout
+	}
+	return 5 * time.Minute
+}
+
+// set moves a node to a phase and emits an event.
+func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, reason, message string) {
+	st.phase, st.reason, st.message = phase, reason, message
+	w.emit(now, id, st)
+}
+
+// note updates a node's reason and message, emitting an event only on change.
+func (w *Walker) note(now time.Time, id tiers.ID, st *nodeState, reason, message string) {
+	st.reason, st.message = reason, message
+	w.emit(now, id, st)
+}
+
+func (w *Walker) emit(now time.Time, id tiers.ID, st *nodeState) {
+	key := string(st.phase) + "\x00" + st.reason + "\x00" + st.message
+	if key == st.lastEvent {
+		return
+	}
+	st.lastEvent = key
+	w.events = append(w.events, Event{
+		Time: now, Type: EventNode, Node: &id, Tier: w.tierOf(id), Phase: st.phase,
+		Reason: st.reason, Message: st.message, Elapsed: Duration(w.elapsed(now, st)),
+	})
+}
+
+func (w *Walker) elapsed(now time.Time, st *nodeState) time.Duration {
+	if st.kickedAt.IsZero() {
+		return now.Sub(w.start)
+	}
+	return now.Sub(st.kickedAt)
+}
+
+func (w *Walker) tierOf(id tiers.ID) int {
+	if w.graph == nil {
+		return 0
+	}
+	t, _ := w.graph.TierOf(id)
+	return t
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+func sameDeps(a, b []tiers.Dependency) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,353 @@
+package wait
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+var (
+	t0     = time.Date(2026, 9, 5, 3, 0, 0, 0, time.UTC)
+	repo   = tiers.ID{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
+	walkRev    = "main@sha1:1111111111111111111111111111111111111111"
+	spGK   = schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "StorageProfile"}
+	spCRD  = "storageprofiles.cdi.kubevirt.io"
+	dryRun = `StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"`
+)
+
+func ksID(name string) tiers.ID {
+	return tiers.ID{Kind: "Kustomization", Namespace: "flux-system", Name: name}
+}
+
+// ks builds a Kustomization that has never been reconciled.
+func node(name string, suspended bool, deps ...string) flux.Object {
+	o := flux.Object{Node: tiers.Node{ID: ksID(name)}, SourceRef: repo, Suspended: suspended, Generation: 1, Timeout: time.Minute}
+	for _, d := range deps {
+		o.DependsOn = append(o.DependsOn, tiers.Dependency{ID: ksID(d)})
+	}
+	return o
+}
+
+// handled returns o after kustomize-controller handled token with the given Ready condition.
+func handled(o flux.Object, token, status, reason, msg string) flux.Object {
+	o.Suspended = false
+	o.RequestedAt, o.LastHandledReconcileAt = token, token
+	o.ObservedGeneration = o.Generation
+	o.Ready = &flux.Condition{Status: status, Reason: reason, Message: msg}
+	if status == "True" {
+		o.LastAppliedRevision = walkRev
+	}
+	return o
+}
+
+func readyAt(o flux.Object, token string) flux.Object {
+	return handled(o, token, "True", "ReconciliationSucceeded", "Applied revision: "+walkRev)
+}
+
+func newTestWalker(opts Options, objs ...flux.Object) *Walker {
+	w := NewWalker(opts, t0)
+	w.ObserveSource(repo, walkRev)
+	for _, o := range objs {
+		w.ObserveKustomization(o)
+	}
+	return w
+}
+
+func only(t *testing.T, actions []Action, kind ActionKind, node string) Action {
+	t.Helper()
+	if len(actions) != 1 || actions[0].Kind != kind || actions[0].Node != ksID(node) {
+		t.Fatalf("actions = %+v, want one %s on %s", actions, kind, node)
+	}
+	return actions[0]
+}
+
+func none(t *testing.T, actions []Action) {
+	t.Helper()
+	if len(actions) != 0 {
+		t.Fatalf("actions = %+v, want none", actions)
+	}
+}
+
+func phase(t *testing.T, w *Walker, name string, want Phase) {
+	t.Helper()
+	if got, _ := w.Phase(ksID(name)); got != want {
+		t.Fatalf("%s phase = %s, want %s", name, got, want)
+	}
+}
+
+func TestWalkerKicksEachNodeWhenItsDependenciesAreReady(t *testing.T) {
+	a, b := node("a", true), node("b", true, "a")
+	w := newTestWalker(Options{}, a, b)
+	act, _, _ := w.Step(t0)
+	kick := only(t, act, ActionReconcile, "a")
+	if !kick.Unsuspend {
+		t.Fatal("a suspended node must be resumed in the same patch")
+	}
+	phase(t, w, "b", PhasePending)
+
+	// Ready without our token handled does not count: wait for the handled request.
+	stale := readyAt(a, "old-token")
+	w.ObserveKustomization(stale)
+	act, _, _ = w.Step(t0.Add(time.Second))
+	none(t, act)
+
+	w.ObserveKustomization(readyAt(a, kick.Token))
+	act, _, _ = w.Step(t0.Add(2 * time.Second))
+	phase(t, w, "a", PhaseReady)
+	kickB := only(t, act, ActionReconcile, "b")
+	w.ObserveKustomization(readyAt(b, kickB.Token))
+	w.Step(t0.Add(3 * time.Second))
+	if !w.Finished() {
+		t.Fatal("walk should be finished")
+	}
+	if s := w.Summary(t0.Add(3*time.Second), false); s.Ready != 2 || s.Mutations != 2 {
+		t.Fatalf("summary = %+v", s)
+	}
+}
+
+func TestWalkerLeavesReadyNodesAlone(t *testing.T) {
+	a := readyAt(node("a", false), "")
+	b := readyAt(node("b", false, "a"), "")
+	w := newTestWalker(Options{}, a, b)
+	act, evs, _ := w.Step(t0)
+	none(t, act)
+	readyEvents := 0
+	for _, e := range evs {
+		if e.Phase == PhaseReady {
+			readyEvents++
+		}
+	}
+	if !w.Finished() || readyEvents != 2 {
+		t.Fatalf("finished=%v ready events=%d; want finished with both ready", w.Finished(), readyEvents)
+	}
+}
+
+func TestWalkerRevisionGate(t *testing.T) {
+	// a is Ready, but at an older revision of the shared source: Flux would
+	// hold b back, so standup reconciles a first.
+	a := readyAt(node("a", false), "")
+	a.LastAppliedRevision = "main@sha1:0000000000000000000000000000000000000000"
+	w := newTestWalker(Options{}, a, node("b", false, "a"))
+	act, _, _ := w.Step(t0)
+	only(t, act, ActionReconcile, "a")
+}
+
+func TestWalkerFailsFastAndBlocksDependents(t *testing.T) {
+	bad, child, other := node("bad", false), node("child", false, "bad"), node("other", false)
+	w := newTestWalker(Options{}, bad, child, other)
+	act, _, _ := w.Step(t0)
+	if len(act) != 2 {
+		t.Fatalf("want bad and other kicked together, got %+v", act)
+	}
+	tokens := map[string]string{}
+	for _, a := range act {
+		tokens[a.Node.Name] = a.Token
+	}
+	w.ObserveKustomization(handled(bad, tokens["bad"], "False", "BuildFailed", "kustomize build failed: accumulating resources"))
+	w.ObserveKustomization(readyAt(other, tokens["other"]))
+	act, _, _ = w.Step(t0.Add(time.Second))
+	none(t, act)
+	phase(t, w, "bad", PhaseFailed)
+	phase(t, w, "child", PhaseBlocked)
+	phase(t, w, "other", PhaseReady)
+	if !w.Finished() {
+		t.Fatal("walk should end once the rest converged")
+	}
+}
+
+func TestWalkerTimesOut(t *testing.T) {
+	a := node("a", false)
+	w := newTestWalker(Options{Timeout: 10 * time.Second}, a)
+	act, _, next := w.Step(t0)
+	kick := only(t, act, ActionReconcile, "a")
+	if !next.Equal(t0.Add(10 * time.Second)) {
+		t.Fatalf("next wake = %s, want the deadline", next)
+	}
+	w.ObserveKustomization(handled(a, kick.Token, "False", "HealthCheckFailed", "timeout waiting for: [Deployment/x/y status: 'InProgress']"))
+	w.Step(t0.Add(5 * time.Second))
+	phase(t, w, "a", PhaseReconciling) // transient: keep waiting
+	w.Step(t0.Add(11 * time.Second))
+	phase(t, w, "a", PhaseFailed)
+	if s := w.Summary(t0.Add(11*time.Second), false); len(s.TimedOut) != 1 {
+		t.Fatalf("summary = %+v, want one timeout", s)
+	}
+}
+
+func TestWalkerReRequestsWhenControllerLagsOnDependencies(t *testing.T) {
+	a, b := readyAt(node("a", false), ""), node("b", false, "a")
+	w := newTestWalker(Options{RequeueAfter: time.Second}, a, b)
+	act, _, _ := w.Step(t0)
+	kick := only(t, act, ActionReconcile, "b")
+	w.ObserveKustomization(handled(b, kick.Token, "False", "DependencyNotReady", "dependency 'flux-system/a' is not ready"))
+	act, _, next := w.Step(t0.Add(100 * time.Millisecond))
+	none(t, act)
+	act, _, _ = w.Step(next)
+	again := only(t, act, ActionReconcile, "b")
+	if again.Token == kick.Token {
+		t.Fatal("a new request needs a new token")
+	}
+}
+
+func TestWalkerNodesJoinDuringTheWalk(t *testing.T) {
+	root := node("root", false)
+	w := newTestWalker(Options{}, root, node("apps", false, "infra"))
+	act, _, _ := w.Step(t0)
+	kick := only(t, act, ActionReconcile, "root")
+	phase(t, w, "apps", PhasePending)
+	r := readyAt(root, kick.Token)
+	r.Inventory = []string{"flux-system_infra_kustomize.toolkit.fluxcd.io_Kustomization"}
+	w.ObserveKustomization(r)
+	w.Step(t0.Add(time.Second))
+	if w.Finished() {
+		t.Fatal("root's inventory names infra, which has not been seen: not finished")
+	}
+	w.ObserveKustomization(node("infra", false))
+	act, _, _ = w.Step(t0.Add(2 * time.Second))
+	only(t, act, ActionReconcile, "infra")
+}
+
+func TestWalkerWaitsForInventoryCRDs(t *testing.T) {
+	a := node("a", false)
+	w := newTestWalker(Options{}, a)
+	act, _, _ := w.Step(t0)
+	r := readyAt(a, act[0].Token)
+	r.Inventory = []string{"_" + spCRD + "_apiextensions.k8s.io_CustomResourceDefinition"}
+	w.ObserveKustomization(r)
+	w.Step(t0.Add(time.Second))
+	phase(t, w, "a", PhaseCRDs)
+	w.ObserveCRD(spCRD, spGK, false)
+	w.Step(t0.Add(2 * time.Second))
+	phase(t, w, "a", PhaseCRDs)
+	w.ObserveCRD(spCRD, spGK, true)
+	w.Step(t0.Add(3 * time.Second))
+	phase(t, w, "a", PhaseReady)
+}
+
+func TestWalkerProvesDeadlockThenPreApplies(t *testing.T) {
+	pc := node("platform-config", false)
+	w := newTestWalker(Options{}, pc, node("apps-vms", false, "platform-config"))
+	act, _, _ := w.Step(t0)
+	first := only(t, act, ActionReconcile, "platform-config")
+
+	// The first failure is only a suspicion: standup asks again.
+	w.ObserveKustomization(handled(pc, first.Token, "False", "ReconciliationFailed", dryRun))
+	act, evs, _ := w.Step(t0.Add(time.Second))
+	confirm := only(t, act, ActionReconcile, "platform-config")
+	if !hasDiagnosis(evs, "suspected") {
+		t.Fatalf("want a suspected-deadlock diagnosis event, got %+v", evs)
+	}
+	// The same failure from standup's own request proves it.
+	w.ObserveKustomization(handled(pc, confirm.Token, "False", "ReconciliationFailed", dryRun))
+	act, evs, _ = w.Step(t0.Add(2 * time.Second))
+	pre := only(t, act, ActionPreApplyCRDs, "platform-config")
+	if !hasDiagnosis(evs, "proven") || pre.Diagnosis == nil || pre.Diagnosis.Missing[0].Kind != "StorageProfile" {
+		t.Fatalf("want a proven diagnosis naming StorageProfile, got %+v", pre.Diagnosis)
+	}
+	phase(t, w, "platform-config", PhaseRemediating)
+
+	w.Done(ActionResult{Action: pre, Applied: []string{spCRD}})
+	act, _, _ = w.Step(t0.Add(3 * time.Second))
+	none(t, act) // the CRD is not established yet
+	w.ObserveCRD(spCRD, spGK, true)
+	act, _, _ = w.Step(t0.Add(4 * time.Second))
+	after := only(t, act, ActionReconcile, "platform-config")
+	w.ObserveKustomization(readyAt(pc, after.Token))
+	act, _, _ = w.Step(t0.Add(5 * time.Second))
+	only(t, act, ActionReconcile, "apps-vms")
+}
+
+func TestWalkerDeadlockOutcomes(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    Options
+		result  error
+		wantMsg string
+	}{
+		{name: "no remediation", opts: Options{NoRemediate: true}, wantMsg: "StorageProfile"},
+		{name: "kind not in bundle", result: errors.New("the CRD bundle has no CRD for StorageProfile.cdi.kubevirt.io"), wantMsg: "bundle has no CRD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pc := node("platform-config", false)
+			w := newTestWalker(tt.opts, pc)
+			// Already failing before standup asked: its first request proves it.
+			w.ObserveKustomization(handled(pc, "", "False", "ReconciliationFailed", dryRun))
+			act, _, _ := w.Step(t0)
+			kick := only(t, act, ActionReconcile, "platform-config")
+			w.ObserveKustomization(handled(pc, kick.Token, "False", "ReconciliationFailed", dryRun))
+			act, _, _ = w.Step(t0.Add(time.Second))
+			if tt.result != nil {
+				pre := only(t, act, ActionPreApplyCRDs, "platform-config")
+				w.Done(ActionResult{Action: pre, Err: tt.result})
+				w.Step(t0.Add(2 * time.Second))
+			}
+			phase(t, w, "platform-config", PhaseFailed)
+			s := w.Summary(t0.Add(2*time.Second), false)
+			if len(s.Deadlocked) != 1 {
+				t.Fatalf("summary = %+v, want one deadlock", s)
+			}
+			if st := w.nodes[ksID("platform-config")]; !strings.Contains(st.message, tt.wantMsg) {
+				t.Fatalf("message %q does not contain %q", st.message, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestWalkerSelection(t *testing.T) {
+	objs := []flux.Object{node("a", true), node("b", true, "a"), node("c", true, "b"), node("x", true)}
+	tests := []struct {
+		name string
+		sel  Selection
+		want []string // kicked first
+	}{
+		{name: "all", want: []string{"a", "x"}},
+		{name: "only c walks its ancestors", sel: Selection{Only: []string{"c"}}, want: []string{"a"}},
+		{name: "from b leaves a untouched", sel: Selection{From: []string{"b"}}, want: nil},
+		{name: "exclude x", sel: Selection{Exclude: []string{"flux-system/x"}}, want: []string{"a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newTestWalker(Options{Selection: tt.sel}, objs...)
+			act, _, _ := w.Step(t0)
+			var got []string
+			for _, a := range act {
+				got = append(got, a.Node.Name)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Fatalf("kicked %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWalkerMaxInflight(t *testing.T) {
+	w := newTestWalker(Options{MaxInflight: 1}, node("a", false), node("b", false))
+	act, _, _ := w.Step(t0)
+	if len(act) != 1 {
+		t.Fatalf("kicked %d with --max-inflight 1", len(act))
+	}
+}
+
+func TestWalkerReportsCycles(t *testing.T) {
+	w := newTestWalker(Options{}, node("a", false, "b"), node("b", false, "a"))
+	w.Step(t0)
+	var cycle *tiers.CycleError
+	if !errors.As(w.GraphError(), &cycle) {
+		t.Fatalf("GraphError = %v, want a cycle", w.GraphError())
+	}
+}
+
+func hasDiagnosis(evs []Event, word string) bool {
+	for _, e := range evs {
+		if e.Type == EventDiagnosis && strings.Contains(e.Message, word) {
+			return true
+		}
+	}
+	return false
+}

@@ -86,7 +86,11 @@ func Run(ctx context.Context, args []string, streams Streams) error {
 			versionCommand(streams),
 			tiersCommand(streams),
 			resumeCommand(streams),
+			crdsCommand(streams),
 		},
+	}
+	for _, cmd := range app.Commands {
+		shareGlobalFlags(cmd, app.OnUsageError)
 	}
 	notFound := false
 	app.CommandNotFound = func(c *cli.Context, name string) {
@@ -119,4 +123,15 @@ func configureLogging(stderr io.Writer, verbose bool) {
 	}
 	ctrllog.SetLogger(klog.NewKlogr())
 	klog.SetOutput(stderr)
+}
+
+// shareGlobalFlags lets global flags follow the command too (`standup tiers
+// -o json`), as kubectl's and flux's do, and gives every command the same
+// one-line usage errors.
+func shareGlobalFlags(cmd *cli.Command, onUsage cli.OnUsageErrorFunc) {
+	cmd.Flags = append(cmd.Flags, globalFlags()...)
+	cmd.OnUsageError = onUsage
+	for _, sub := range cmd.Subcommands {
+		shareGlobalFlags(sub, onUsage)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/internal/testenv"
@@ -120,3 +121,10 @@ func getKS(t *testing.T, w *testenv.World, ns, name string) *kustomizev1.Kustomi
 	}
 	return ks
 }
+
+type kustomizev1Kustomization = kustomizev1.Kustomization
+
+func readyCondition(ks *kustomizev1.Kustomization) *metav1Condition {
+	return apimeta.FindStatusCondition(ks.Status.Conditions, meta.ReadyCondition)
+}
+type metav1Condition = metav1.Condition

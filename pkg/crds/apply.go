@@ -40,6 +40,8 @@ type ApplyOptions struct {
 	ForceConflicts bool
 	// DryRun asks the API server to validate without persisting.
 	DryRun bool
+	// Reason overrides the pre-applied-for annotation (default: the diagnosed Kustomization).
+	Reason string
 }
 
 // PlanPreApply resolves every missing kind of d to a bundle CRD. It fails,
@@ -98,7 +100,11 @@ func PreApply(ctx context.Context, c client.Client, bundle *Bundle, d Diagnosis,
 		if !apierrors.IsNotFound(err) {
 			return applied, fmt.Errorf("CustomResourceDefinition/%s: %w", crd.Name, kube.Explain(err, "get", crdResource))
 		}
-		if err := applyCRD(ctx, c, crd, d.Kustomization.String(), opts); err != nil {
+		reason := opts.Reason
+		if reason == "" {
+			reason = d.Kustomization.String()
+		}
+		if err := applyCRD(ctx, c, crd, reason, opts); err != nil {
 			return applied, err
 		}
 		applied = append(applied, crd.Name)

@@ -241,18 +241,27 @@ func validateVersions(versions []apiextensionsv1.CustomResourceDefinitionVersion
 }
 
 // NewBundle indexes decoded entries by group and kind. Two entries for the
-// same group and kind are an error naming both files.
+// same group and kind, or with the same CRD name, are an error naming both
+// files.
 func NewBundle(entries []BundleEntry) (*Bundle, error) {
 	b := &Bundle{byGK: make(map[schema.GroupKind]BundleEntry, len(entries))}
+	byName := make(map[string]BundleEntry, len(entries))
 	var errs []error
 	for _, e := range entries {
 		gk := e.GroupKind()
-		if prev, ok := b.byGK[gk]; ok {
+		prev, dup := b.byGK[gk]
+		what := gk.String()
+		if !dup {
+			prev, dup = byName[e.CRD.Name]
+			what = "CustomResourceDefinition " + e.CRD.Name
+		}
+		if dup {
 			errs = append(errs, fmt.Errorf("%s: document %d: %s is also defined in %s (document %d); keep one of them in the CRD bundle",
-				e.File, e.Document, gk.String(), prev.File, prev.Document))
+				e.File, e.Document, what, prev.File, prev.Document))
 			continue
 		}
 		b.byGK[gk] = e
+		byName[e.CRD.Name] = e
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

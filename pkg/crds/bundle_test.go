@@ -190,6 +190,23 @@ func TestLoadBundleReportsEveryBadFile(t *testing.T) {
 	}
 }
 
+func TestNewBundleDuplicateName(t *testing.T) {
+	a, err := DecodeBundleFile("a.yaml", []byte(validCRD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same name, another kind: the API server would hold only one of them.
+	b, err := DecodeBundleFile("b.yaml", []byte(strings.Replace(validCRD, "kind: Widget", "kind: Gizmo", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewBundle(append(a, b...))
+	want := "b.yaml: document 1: CustomResourceDefinition widgets.example.com is also defined in a.yaml (document 1); keep one of them in the CRD bundle"
+	if err == nil || err.Error() != want {
+		t.Errorf("NewBundle() error = %v, want %q", err, want)
+	}
+}
+
 func FuzzLoadBundle(f *testing.F) {
 	for _, path := range []string{
 		"testdata/bundle/cdi/storageprofiles.yaml",

@@ -2,6 +2,7 @@ package crds
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -220,6 +221,10 @@ func FuzzParseDryRunFailure(f *testing.F) {
 		again := ParseDryRunFailures(message)
 		if !reflect.DeepEqual(got, again) {
 			t.Fatalf("ParseDryRunFailures is not deterministic: %+v then %+v", got, again)
+		}
+		if len(got) > 0 && !strings.Contains(message, "no matches for ") &&
+			!strings.Contains(message, "the server could not find the requested resource") {
+			t.Fatalf("found missing kinds in a message that names none: %+v", got)
 		}
 		for i := 1; i < len(got); i++ {
 			if !lessMissing(got[i-1], got[i]) {

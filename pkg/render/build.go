@@ -11,6 +11,7 @@ import (
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
@@ -46,42 +47,58 @@ func newBuilder(root string) (*builder, error) {
 // file with fluxcd/pkg/kustomize's generator (targetNamespace, namePrefix,
 // nameSuffix, patches, images, components), runs kustomize with Flux's
 // options, and returns every object with the file it came from. Objects
-// carrying a top-level `sops:` key are left out and returned as skipped.
-func (b *builder) build(ks map[string]any, dir string) (manifests []built, skipped []Manifest, err error) {
+// carrying a top-level `sops:` key are set aside, and remote resources are
+// not fetched: both are reported in the result.
+func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 	if ks == nil {
 		ks = map[string]any{}
 	}
 	gen := fluxkustomize.NewGenerator(b.root, unstructured.Unstructured{Object: ks})
 	data, kfile, _, err := gen.GenerateManifest(dir)
 	if err != nil {
-		return nil, nil, b.diagnose(dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
+		return nil, b.diagnose(dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
 	}
 	var kus kustypes.Kustomization
 	if err := sigsyaml.Unmarshal(data, &kus); err != nil {
-		return nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
+		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
 	addedOrigin := !slices.Contains(kus.BuildMetadata, kustypes.OriginAnnotations)
 	if addedOrigin {
 		kus.BuildMetadata = append(kus.BuildMetadata, kustypes.OriginAnnotations)
 		if data, err = sigsyaml.Marshal(kus); err != nil {
-			return nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
+			return nil, fmt.Errorf("kustomization generation failed: %w", err)
 		}
 	}
-	fs := &recordingFS{FileSystem: securefs.MakeFsInMemory(b.disk)}
+	fs := &recordingFS{FileSystem: securefs.MakeFsInMemory(b.disk), root: b.root}
 	if err := fs.WriteFile(kfile, data); err != nil {
-		return nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
+		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
 	exact := kus.OpenAPI != nil || len(kus.Crds) > 0
 	m, err := runKustomize(fs, dir, exact)
 	if err != nil {
-		return nil, nil, b.diagnose(dir, fs.reads, fmt.Errorf("kustomize build failed: %w", err))
+		return nil, b.diagnose(dir, fs.reads, fmt.Errorf("kustomize build failed: %w", err))
 	}
-	return b.collect(m, dir, addedOrigin)
+	res, err := b.collect(m, dir, addedOrigin)
+	if err != nil {
+		return nil, err
+	}
+	res.remote = fs.remote
+	return res, nil
+}
+
+// buildResult is what one build produces.
+type buildResult struct {
+	objects []built
+	// sops holds the SOPS-encrypted objects set aside.
+	sops []Manifest
+	// remote lists the remote resources not fetched, as "file: remote resource URL".
+	remote []string
 }
 
 // built is one object of a build: the manifest and the YAML kustomize
-// rendered for it, which postBuild substitution works on (it keeps the
-// source's quoting, so "${PORT}" stays a string, as in Flux).
+// rendered for it, the very text kustomize-controller runs postBuild
+// substitution on (so that an unquoted "${PORT}" turns into a number exactly
+// when it does in Flux).
 type built struct {
 	Manifest
 	yaml []byte
@@ -89,41 +106,40 @@ type built struct {
 
 // collect turns a build result into manifests, mirroring the checks that
 // kustomize-controller makes on every resource, and sets SOPS documents aside.
-func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) ([]built, []Manifest, error) {
-	var out []built
-	var skipped []Manifest
-	for _, res := range m.Resources() {
+func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) (*buildResult, error) {
+	res := &buildResult{}
+	for _, r := range m.Resources() {
 		file := ""
-		if origin, err := res.GetOrigin(); err == nil && origin != nil {
+		if origin, err := r.GetOrigin(); err == nil && origin != nil {
 			file = b.originFile(dir, origin.Repo, origin.Path, origin.ConfiguredIn)
 		}
 		if stripOrigin {
-			if err := res.SetOrigin(nil); err != nil {
-				return nil, nil, fmt.Errorf("kustomize build failed: %w", err)
+			if err := r.SetOrigin(nil); err != nil {
+				return nil, fmt.Errorf("kustomize build failed: %w", err)
 			}
 		}
-		if res.GetName() == "" || res.GetKind() == "" || res.GetApiVersion() == "" {
-			return nil, nil, fmt.Errorf("%s: failed to decode Kubernetes apiVersion, kind and name from: %s", orUnknown(file), res.String())
+		if r.GetName() == "" || r.GetKind() == "" || r.GetApiVersion() == "" {
+			return nil, fmt.Errorf("%s: failed to decode Kubernetes apiVersion, kind and name from: %s", orUnknown(file), r.String())
 		}
-		obj, err := decodeJSON(res.MarshalJSON())
+		obj, err := decodeJSON(r.MarshalJSON())
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", orUnknown(file), err)
+			return nil, fmt.Errorf("%s: %w", orUnknown(file), err)
 		}
 		u := &unstructured.Unstructured{Object: obj}
 		if isKustomizeConfig(u) {
 			continue
 		}
 		if _, encrypted := obj["sops"]; encrypted {
-			skipped = append(skipped, Manifest{Object: u, File: file})
+			res.sops = append(res.sops, Manifest{Object: u, File: file})
 			continue
 		}
-		data, err := res.AsYAML()
+		data, err := r.AsYAML()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", orUnknown(file), err)
+			return nil, fmt.Errorf("%s: %w", orUnknown(file), err)
 		}
-		out = append(out, built{Manifest: Manifest{Object: u, File: file}, yaml: data})
+		res.objects = append(res.objects, built{Manifest: Manifest{Object: u, File: file}, yaml: data})
 	}
-	return out, skipped, nil
+	return res, nil
 }
 
 // originFile converts kustomize's origin annotation, rooted at the build
@@ -219,17 +235,68 @@ func orUnknown(file string) string {
 }
 
 // recordingFS records the files a build reads, so that a failed build can be
-// traced back to the malformed file.
+// traced back to the malformed file. It also keeps kustomize off the network:
+// the remote resources and components of a kustomization file are taken out
+// of it as it is read, and recorded.
 type recordingFS struct {
 	filesys.FileSystem
-	mu    sync.Mutex
-	reads []string
+	root   string
+	mu     sync.Mutex
+	reads  []string
+	remote []string
 }
 
 // ReadFile reads a file and records its path.
 func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 	fs.mu.Lock()
+	defer fs.mu.Unlock()
 	fs.reads = append(fs.reads, path)
-	fs.mu.Unlock()
-	return fs.FileSystem.ReadFile(path)
+	data, err := fs.FileSystem.ReadFile(path)
+	if err != nil || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
+		return data, err
+	}
+	local, remote := withoutRemote(data)
+	for _, r := range remote {
+		rel, err := filepath.Rel(fs.root, path)
+		if err != nil {
+			rel = path
+		}
+		fs.remote = append(fs.remote, filepath.ToSlash(rel)+": remote resource "+r)
+	}
+	return local, nil
+}
+
+// withoutRemote returns a kustomization file without its remote (git or
+// HTTP) resources and components, and those remote entries. The file is
+// returned unchanged when it has none, or when it does not parse (kustomize
+// then reports it).
+func withoutRemote(data []byte) ([]byte, []string) {
+	var kus map[string]any
+	if err := sigsyaml.Unmarshal(data, &kus); err != nil {
+		return data, nil
+	}
+	var remote []string
+	for _, field := range []string{"resources", "components"} {
+		entries, ok := kus[field].([]any)
+		if !ok {
+			continue
+		}
+		kept := entries[:0:0]
+		for _, e := range entries {
+			if r, ok := e.(string); ok && !fluxkustomize.IsLocalRelativePath(r) && !filepath.IsAbs(r) {
+				remote = append(remote, r)
+				continue
+			}
+			kept = append(kept, e)
+		}
+		kus[field] = kept
+	}
+	if len(remote) == 0 {
+		return data, nil
+	}
+	out, err := sigsyaml.Marshal(kus)
+	if err != nil {
+		return data, nil
+	}
+	return out, remote
 }

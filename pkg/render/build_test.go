@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
@@ -61,9 +62,39 @@ func TestBuildMalformedKustomization(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = b.build(nil, filepath.Join(root, "app"))
+	_, err = b.build(nil, filepath.Join(root, "app"))
 	var malformed *MalformedError
 	if !errors.As(err, &malformed) || malformed.File != "app/kustomization.yaml" || malformed.Index != 1 {
 		t.Fatalf("error %v, want a *MalformedError for app/kustomization.yaml document 1", err)
+	}
+}
+
+func TestBuildSkipsRemoteResources(t *testing.T) {
+	tmp := t.TempDir()
+	writeFiles(t, tmp, map[string]string{
+		"app/kustomization.yaml": "resources:\n  - cm.yaml\n  - https://github.com/example/repo//base?ref=v1\n  - github.com/fluxcd/flux2/manifests/install?ref=v2.6.0\n",
+		"app/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n",
+	})
+	root, err := canonical(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBuilder(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.build(nil, filepath.Join(root, "app"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.objects) != 1 || out.objects[0].Object.GetName() != "local" {
+		t.Errorf("objects %v, want the local ConfigMap only", out.objects)
+	}
+	want := []string{
+		"app/kustomization.yaml: remote resource https://github.com/example/repo//base?ref=v1",
+		"app/kustomization.yaml: remote resource github.com/fluxcd/flux2/manifests/install?ref=v2.6.0",
+	}
+	if !slices.Equal(out.remote, want) {
+		t.Errorf("remote %q, want %q", out.remote, want)
 	}
 }

@@ -24,7 +24,8 @@
 //   - SOPS-encrypted documents (a top-level sops key) are skipped with a note;
 //   - Kustomizations that build from a source other than the one Path's own
 //     Kustomizations use are nodes but are not rendered;
-//   - remote kustomize bases are not fetched: they fail the build;
+//   - remote kustomize resources and components (git or HTTP URLs) are not
+//     fetched: they are left out with a warning;
 //   - a namespaced Flux object left without a namespace is skipped with a
 //     note, because kustomize-controller does not default it and fails the
 //     apply with "namespace not specified".

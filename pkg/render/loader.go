@@ -63,12 +63,12 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 // run builds path (absolute), then every Kustomization reachable from it.
 func (l *loader) run(ctx context.Context, path string) (*Result, error) {
 	relPath := l.b.rel(path)
-	out, skipped, err := l.b.build(nil, path)
+	out, err := l.b.build(nil, path)
 	if err != nil {
 		return nil, fmt.Errorf("path %s: %w", relPath, err)
 	}
-	root := manifestsOf(out)
-	l.skipSOPS(skipped)
+	root := manifestsOf(out.objects)
+	l.noteSkipped(out)
 	sortManifests(root)
 	for _, m := range root {
 		l.vars.add(m)
@@ -187,15 +187,15 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	if err != nil {
 		return false, err
 	}
-	out, skipped, err := l.b.build(e.manifest.Object.Object, dir)
+	out, err := l.b.build(e.manifest.Object.Object, dir)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", id, err)
 	}
-	l.skipSOPS(skipped)
-	if err := l.postBuild(id, ks, out); err != nil {
+	l.noteSkipped(out)
+	if err := l.postBuild(id, ks, out.objects); err != nil {
 		return false, err
 	}
-	manifests := manifestsOf(out)
+	manifests := manifestsOf(out.objects)
 	sortManifests(manifests)
 	for _, m := range manifests {
 		l.vars.add(m)

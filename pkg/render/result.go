@@ -72,3 +72,16 @@ func (l *loader) warn(msgs ...string) {
 		l.warnings[m] = true
 	}
 }
+
+// noteSkipped notes what a build left out: SOPS-encrypted documents and
+// remote resources.
+func (l *loader) noteSkipped(out *buildResult) {
+	for _, r := range out.remote {
+		l.warn(r + " is not fetched offline; skipped")
+	}
+	for _, m := range out.sops {
+		u := m.Object
+		l.sops[tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}] = true
+		l.warn(fmt.Sprintf("%s: %s is SOPS-encrypted; skipped (not decrypted offline)", orUnknown(m.File), describe(u)))
+	}
+}

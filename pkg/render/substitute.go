@@ -224,12 +224,3 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 	}
 	return nil
 }
-
-// skipSOPS notes the SOPS-encrypted documents a build set aside.
-func (l *loader) skipSOPS(skipped []Manifest) {
-	for _, m := range skipped {
-		u := m.Object
-		l.sops[tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}] = true
-		l.warn(fmt.Sprintf("%s: %s is SOPS-encrypted; skipped (not decrypted offline)", orUnknown(m.File), describe(u)))
-	}
-}

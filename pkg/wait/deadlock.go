@@ -48,14 +48,21 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 			w.note(now, id, st, "WaitingForCRDs", "waiting for CRDs to be established: "+joinTypes(d.Pending))
 			return nil, st.deadline
 		}
-		return w.retry(now, id, st)
+		st.diag, st.confirm = nil, ""
+		return []Action{w.request(now, id, st, false)}, st.deadline
 	}
-	if st.diag == nil || st.confirm != st.token || !crds.SameFailure(*st.diag, d) {
-		st.diag = &d
-		a := w.request(now, id, st, false)
-		st.confirm = a.Token
+	if st.diag == nil || !crds.SameFailure(*st.diag, d) || (st.confirm != "" && st.confirm != st.token) {
+		st.diag, st.confirm, st.confirmAt = &d, "", now.Add(w.opts.ConfirmAfter)
 		w.diagnosis(now, id, &d, "suspected cold-start deadlock; re-checking with a reconcile standup requests")
 		w.note(now, id, st, "SuspectedDeadlock", "dry-run failed on missing kinds "+joinTypes(d.Missing)+"; re-checking")
+		return nil, st.confirmAt
+	}
+	if st.confirm == "" {
+		if now.Before(st.confirmAt) {
+			return nil, st.confirmAt
+		}
+		a := w.request(now, id, st, false)
+		st.confirm = a.Token
 		return []Action{a}, st.deadline
 	}
 	w.diagnosis(now, id, &d, "cold-start deadlock proven: the same dry-run failure came back from a reconcile standup requested")
@@ -71,17 +78,6 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 	}
 	w.set(now, id, st, PhaseRemediating, "PreApplyingCRDs", "pre-applying CRDs for "+joinTypes(d.Missing))
 	return []Action{{Kind: ActionPreApplyCRDs, Node: id, Diagnosis: &d}}, st.deadline
-}
-
-func (w *Walker) retry(now time.Time, id tiers.ID, st *nodeState) ([]Action, time.Time) {
-	if st.retryAt.IsZero() {
-		st.retryAt = now.Add(w.opts.RequeueAfter)
-	}
-	if now.Before(st.retryAt) {
-		return nil, st.retryAt
-	}
-	st.retryAt = time.Time{}
-	return []Action{w.request(now, id, st, false)}, st.deadline
 }
 
 // stepRemediating waits for the pre-apply's result and for the CRDs it

@@ -30,6 +30,11 @@ type Options struct {
 	// kustomize-controller handled a request but still saw a dependency not
 	// ready (its cache lagging ours).
 	RequeueAfter time.Duration
+	// ConfirmAfter is how long standup lets an operator create a missing CRD
+	// after a first dry-run failure before it requests the reconcile that
+	// proves the deadlock. It tells a deadlock from a race with an operator
+	// whose trigger is already applied.
+	ConfirmAfter time.Duration
 }
 
 // timeZero is the walk start used by Plan, which never looks at clocks.
@@ -44,7 +49,8 @@ type nodeState struct {
 	message   string
 	reason    string
 	diag      *crds.Diagnosis
-	confirm   string // the token whose handling proves or clears diag
+	confirm   string    // the token whose handling proves or clears diag
+	confirmAt time.Time // when to request that reconcile
 	remedied  bool
 	applied   []string // CRDs a pre-apply created, awaited before the next request
 	retryAt   time.Time
@@ -77,6 +83,9 @@ type Walker struct {
 func NewWalker(opts Options, now time.Time) *Walker {
 	if opts.RequeueAfter == 0 {
 		opts.RequeueAfter = 2 * time.Second
+	}
+	if opts.ConfirmAfter == 0 {
+		opts.ConfirmAfter = 3 * time.Second
 	}
 	return &Walker{
 		opts: opts, start: now,

@@ -13,12 +13,12 @@ import (
 )
 
 var (
-	t0     = time.Date(2026, 9, 5, 3, 0, 0, 0, time.UTC)
-	repo   = tiers.ID{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
-	walkRev    = "main@sha1:1111111111111111111111111111111111111111"
-	spGK   = schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "StorageProfile"}
-	spCRD  = "storageprofiles.cdi.kubevirt.io"
-	dryRun = `StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"`
+	t0      = time.Date(2026, 9, 5, 3, 0, 0, 0, time.UTC)
+	repo    = tiers.ID{Kind: "GitRepository", Namespace: "flux-system", Name: "flux-system"}
+	walkRev = "main@sha1:1111111111111111111111111111111111111111"
+	spGK    = schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "StorageProfile"}
+	spCRD   = "storageprofiles.cdi.kubevirt.io"
+	dryRun  = `StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"`
 )
 
 func ksID(name string) tiers.ID {
@@ -235,13 +235,16 @@ func TestWalkerProvesDeadlockThenPreApplies(t *testing.T) {
 	act, _, _ := w.Step(t0)
 	first := only(t, act, ActionReconcile, "platform-config")
 
-	// The first failure is only a suspicion: standup asks again.
+	// The first failure is only a suspicion: standup gives an operator time
+	// to create the CRD, then asks again.
 	w.ObserveKustomization(handled(pc, first.Token, "False", "ReconciliationFailed", dryRun))
-	act, evs, _ := w.Step(t0.Add(time.Second))
-	confirm := only(t, act, ActionReconcile, "platform-config")
+	act, evs, next := w.Step(t0.Add(time.Second))
+	none(t, act)
 	if !hasDiagnosis(evs, "suspected") {
 		t.Fatalf("want a suspected-deadlock diagnosis event, got %+v", evs)
 	}
+	act, _, _ = w.Step(next)
+	confirm := only(t, act, ActionReconcile, "platform-config")
 	// The same failure from standup's own request proves it.
 	w.ObserveKustomization(handled(pc, confirm.Token, "False", "ReconciliationFailed", dryRun))
 	act, evs, _ = w.Step(t0.Add(2 * time.Second))
@@ -260,6 +263,23 @@ func TestWalkerProvesDeadlockThenPreApplies(t *testing.T) {
 	w.ObserveKustomization(readyAt(pc, after.Token))
 	act, _, _ = w.Step(t0.Add(5 * time.Second))
 	only(t, act, ActionReconcile, "apps-vms")
+}
+
+func TestWalkerRaceWithOperatorIsNotADeadlock(t *testing.T) {
+	vms := node("apps-vms", false)
+	w := newTestWalker(Options{}, vms)
+	act, _, _ := w.Step(t0)
+	kick := only(t, act, ActionReconcile, "apps-vms")
+	w.ObserveKustomization(handled(vms, kick.Token, "False", "ReconciliationFailed", dryRun))
+	act, _, next := w.Step(t0.Add(time.Second))
+	none(t, act)
+	// The operator creates the CRD within the grace period: no pre-apply, just a retry.
+	w.ObserveCRD(spCRD, spGK, true)
+	act, _, _ = w.Step(next)
+	retry := only(t, act, ActionReconcile, "apps-vms")
+	w.ObserveKustomization(readyAt(vms, retry.Token))
+	w.Step(next.Add(time.Second))
+	phase(t, w, "apps-vms", PhaseReady)
 }
 
 func TestWalkerDeadlockOutcomes(t *testing.T) {

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"github.com/go-logr/logr"
 	"os"
 	"path/filepath"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Options configure a World.
@@ -65,6 +67,9 @@ func Start(ctx context.Context, opts Options) (w *World, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// envtest logs through controller-runtime; the world's own log is the
+	// controller's file, so keep test output for the tests.
+	ctrllog.SetLogger(logr.Discard())
 	dir, err := os.MkdirTemp("", "standup-world-")
 	if err != nil {
 		return nil, fmt.Errorf("test world: %w", err)

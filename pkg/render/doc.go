@@ -22,8 +22,10 @@
 //   - a ${VAR} that no variable defines is left as it is (Flux would
 //     substitute an empty string) and reported; ${VAR:=default} works as in Flux;
 //   - SOPS-encrypted documents (a top-level sops key) are skipped with a note;
-//   - Kustomizations that build from a source other than the one Path's own
-//     Kustomizations use are nodes but are not rendered;
+//   - a Kustomization that builds from another source than the repository's
+//     is a node but is not rendered. The repository's sources are those of
+//     the Kustomizations found at Path that build Path itself (flux-system),
+//     or, when none does, of every Kustomization found at Path;
 //   - remote kustomize resources and components (git or HTTP URLs) are not
 //     fetched: they are left out with a warning;
 //   - a namespaced Flux object left without a namespace is skipped with a

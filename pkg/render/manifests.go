@@ -22,7 +22,8 @@ type Document struct {
 	Object *unstructured.Unstructured
 }
 
-// MalformedError reports a manifest document that is not a YAML mapping.
+// MalformedError reports a manifest document that cannot be read: a YAML
+// syntax error, or a document that is not a mapping.
 type MalformedError struct {
 	// File is the file, relative to the repository root; empty when the
 	// bytes did not come from a file.

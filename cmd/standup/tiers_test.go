@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func runOffline(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := Run(context.Background(), append([]string{"standup"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	code := ExitCode(err, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestTiersOfflineGolden(t *testing.T) {
+	for _, format := range []string{"table", "json", "yaml", "dot", "mermaid", "shell"} {
+		t.Run(format, func(t *testing.T) {
+			out, errOut, code := runOffline(t, "tiers", "--path", "../../examples/homelab/clusters/prod", "-o", format, "--no-color")
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, "homelab-prod."+format, out)
+		})
+	}
+}
+
+func TestTiersOfflineErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "standup.yaml"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ks := func(name, dep string) string {
+		s := "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: " + name + "\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./empty\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+		if dep != "" {
+			s += "  dependsOn:\n    - name: " + dep + "\n"
+		}
+		return s
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("empty/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: default\n")
+	tests := []struct {
+		name     string
+		files    map[string]string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{name: "cycle", files: map[string]string{"a.yaml": ks("a", "b"), "b.yaml": ks("b", "a")}, wantCode: ExitInvalidGraph, wantErr: "flux-system/a -> flux-system/b -> flux-system/a"},
+		{name: "dangling", files: map[string]string{"a.yaml": ks("a", "ghost")}, wantCode: ExitInvalidGraph, wantErr: "Kustomization/flux-system/ghost"},
+		{name: "dangling allowed", files: map[string]string{"a.yaml": ks("a", "ghost")}, args: []string{"--allow-missing"}, wantCode: ExitOK, wantErr: "treated as external"},
+		{name: "malformed", files: map[string]string{"a.yaml": ks("a", ""), "bad.yaml": "apiVersion: v1\nkind: [\n"}, wantCode: ExitFailure, wantErr: "bad.yaml"},
+		{name: "unknown format", files: map[string]string{"a.yaml": ks("a", "")}, args: []string{"-o", "xml"}, wantCode: ExitUsage, wantErr: `unknown output format "xml"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, f := range []string{"a.yaml", "b.yaml", "bad.yaml"} {
+				_ = os.Remove(filepath.Join(dir, f))
+			}
+			for name, content := range tt.files {
+				write(name, content)
+			}
+			out, errOut, code := runOffline(t, append([]string{"tiers", "--path", dir}, tt.args...)...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tt.wantCode, errOut)
+			}
+			if !strings.Contains(errOut, tt.wantErr) {
+				t.Fatalf("stderr %q does not contain %q", errOut, tt.wantErr)
+			}
+			if tt.wantCode != ExitOK && out != "" {
+				t.Errorf("stdout must stay empty on error, got %q", out)
+			}
+		})
+	}
+}

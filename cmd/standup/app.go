@@ -37,15 +37,32 @@ type globalOptions struct {
 
 func globals(c *cli.Context) globalOptions {
 	return globalOptions{
-		Kubeconfig: c.String("kubeconfig"),
-		Context:    c.String("context"),
-		Namespace:  c.String("namespace"),
-		Output:     c.String("output"),
-		Quiet:      c.Bool("quiet"),
-		NoColor:    c.Bool("no-color") || os.Getenv("NO_COLOR") != "",
-		Timeout:    c.Duration("timeout"),
-		Verbose:    c.Bool("verbose"),
+		Kubeconfig: setAt(c, "kubeconfig").String("kubeconfig"),
+		Context:    setAt(c, "context").String("context"),
+		Namespace:  setAt(c, "namespace").String("namespace"),
+		Output:     setAt(c, "output").String("output"),
+		Quiet:      setAt(c, "quiet").Bool("quiet"),
+		NoColor:    setAt(c, "no-color").Bool("no-color") || os.Getenv("NO_COLOR") != "",
+		Timeout:    setAt(c, "timeout").Duration("timeout"),
+		Verbose:    setAt(c, "verbose").Bool("verbose"),
 	}
+}
+
+// setAt returns the innermost context where a global flag was given on the
+// command line (before or after the command name), else c itself, whose
+// value then comes from the environment or the default.
+func setAt(c *cli.Context, name string) *cli.Context {
+	for _, lc := range c.Lineage() {
+		if lc.Command == nil && lc.App == nil {
+			continue
+		}
+		for _, set := range lc.LocalFlagNames() {
+			if set == name {
+				return lc
+			}
+		}
+	}
+	return c
 }
 
 func globalFlags() []cli.Flag {

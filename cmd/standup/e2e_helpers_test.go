@@ -29,13 +29,16 @@ type cliResult struct {
 // runCLI runs standup's Run against the world's kubeconfig.
 func runCLI(t *testing.T, w *testenv.World, args ...string) cliResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	full := append([]string{"standup", "--kubeconfig", w.Kubeconfig}, args...)
 	err := Run(ctx, full, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
 	code := ExitCode(err, &errOut)
 	t.Logf("standup %s -> exit %d\nstderr:\n%s", strings.Join(args, " "), code, errOut.String())
+	if code != ExitOK {
+		t.Logf("stdout:\n%s", out.String())
+	}
 	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Err: err, Code: code}
 }
 
@@ -127,4 +130,5 @@ type kustomizev1Kustomization = kustomizev1.Kustomization
 func readyCondition(ks *kustomizev1.Kustomization) *metav1Condition {
 	return apimeta.FindStatusCondition(ks.Status.Conditions, meta.ReadyCondition)
 }
+
 type metav1Condition = metav1.Condition

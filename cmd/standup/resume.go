@@ -93,6 +93,8 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, streams
 // resumeError maps a finished walk to the error (and so the exit code) it deserves.
 func resumeError(s wait.Summary, err error) error {
 	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return &exitError{code: ExitTimeout, err: errTimedOut, silent: true}
 	case errors.Is(err, context.Canceled) || s.Interrupted:
 		return &exitError{code: ExitInterrupted, err: errInterrupted, silent: true}
 	case err != nil:

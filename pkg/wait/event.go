@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/kubestandup/standup/pkg/crds"
@@ -69,6 +70,16 @@ type Duration time.Duration
 // MarshalJSON renders the duration in seconds.
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return []byte(formatSeconds(time.Duration(d))), nil
+}
+
+// UnmarshalJSON reads seconds, as MarshalJSON writes them.
+func (d *Duration) UnmarshalJSON(data []byte) error {
+	var seconds float64
+	if err := json.Unmarshal(data, &seconds); err != nil {
+		return err
+	}
+	*d = Duration(time.Duration(seconds * float64(time.Second)))
+	return nil
 }
 
 func formatSeconds(d time.Duration) string {

@@ -113,10 +113,16 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		for _, o := range box.drain() {
-			l.observe(w, o)
-			if o.gvr == kustomizationsGVR && !o.deleted {
-				l.watchSource(ctx, sourceFactory, box, watchedSources, o.obj)
+		// Drain until quiet: a newly watched source kind's initial list lands
+		// in the inbox too, and no node may be judged without its revision.
+		for items := box.drain(); len(items) > 0; items = box.drain() {
+			for _, o := range items {
+				l.observe(w, o)
+				if o.gvr == kustomizationsGVR && !o.deleted {
+					if err := l.watchSource(ctx, sourceFactory, box, watchedSources, o.obj); err != nil {
+						return w.Summary(time.Now(), true), err
+					}
+				}
 			}
 		}
 		now := time.Now()
@@ -213,17 +219,22 @@ func (l *Loop) observe(w *Walker, o observation) {
 }
 
 // watchSource starts a watch on a source kind the first time a
-// Kustomization references it; unreferenced kinds are never listed.
-func (l *Loop) watchSource(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory, box *inbox, started map[string]bool, obj *unstructured.Unstructured) {
+// Kustomization references it (unreferenced kinds are never listed), and
+// waits for its initial list.
+func (l *Loop) watchSource(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory, box *inbox, started map[string]bool, obj *unstructured.Unstructured) error {
 	kind, _, _ := unstructured.NestedString(obj.Object, "spec", "sourceRef", "kind")
 	gvr, ok := sourceGVRs[kind]
 	if !ok || started[kind] {
-		return
+		return nil
 	}
 	started[kind] = true
 	inf := f.ForResource(gvr).Informer()
 	_, _ = inf.AddEventHandler(handler(gvr, box))
 	f.Start(ctx.Done())
+	if !toolscache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		return fmt.Errorf("initial list of %s did not complete: %w", gvr.GroupResource(), context.Cause(ctx))
+	}
+	return nil
 }
 
 func (l *Loop) emit(events []Event) {

@@ -232,7 +232,17 @@ func TestCRDsAllNeverTouchesExistingCRDs(t *testing.T) {
 	if err := w.Client.Create(ctx, existing, client.FieldOwner("another-manager")); err != nil {
 		t.Fatal(err)
 	}
+	// Read it once the API server has finished its own status updates.
 	before := &apiextensionsv1.CustomResourceDefinition{}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if err := w.Client.Get(ctx, client.ObjectKey{Name: existing.Name}, before); err != nil {
+			t.Fatal(err)
+		}
+		if wait.CRDReady(before) || time.Now().After(deadline) {
+			break
+		}
+	}
+	time.Sleep(time.Second)
 	if err := w.Client.Get(ctx, client.ObjectKey{Name: existing.Name}, before); err != nil {
 		t.Fatal(err)
 	}

@@ -11,25 +11,7 @@ import (
 // inventory names a Kustomization standup has not seen yet (the cold-start
 // case: the root creates the tiers, and they join the walk as they appear).
 func (w *Walker) Finished() bool {
-	if w.graph == nil || w.dirty {
-		return false
-	}
-	for id, st := range w.nodes {
-		if w.sel.active(id) && !st.phase.Terminal() {
-			return false
-		}
-	}
-	for id, st := range w.nodes {
-		if st.phase != PhaseReady {
-			continue
-		}
-		for _, child := range kustomizationsIn(w.objs[id].Inventory) {
-			if _, seen := w.objs[child]; !seen {
-				return false
-			}
-		}
-	}
-	return true
+	return w.graph != nil && !w.dirty && w.open == 0 && len(w.unseen) == 0
 }
 
 func kustomizationsIn(inventory []string) []tiers.ID {
@@ -47,11 +29,7 @@ func kustomizationsIn(inventory []string) []tiers.ID {
 // Summary counts how the walked nodes ended.
 func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
 	s := Summary{Elapsed: Duration(now.Sub(w.start)), Interrupted: interrupted, Mutations: w.muts}
-	var order []tiers.ID
-	if w.graph != nil {
-		order = w.graph.Order()
-	}
-	for _, id := range order {
+	for _, id := range w.order {
 		st, ok := w.nodes[id]
 		if !ok || !w.sel.active(id) {
 			continue

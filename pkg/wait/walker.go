@@ -2,6 +2,7 @@ package wait
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -56,7 +57,11 @@ type nodeState struct {
 	retryAt   time.Time
 	timedOut  bool
 	deadlock  bool
-	lastEvent string
+	wake      time.Time // when the node asked to be looked at again
+	// last* are what the last event said, so an unchanged state is not re-emitted.
+	lastPhase   Phase
+	lastReason  string
+	lastMessage string
 }
 
 // Walker decides, from the latest objects, what to do next. It performs no
@@ -77,6 +82,20 @@ type Walker struct {
 	events   []Event
 	muts     int
 	graphErr error
+
+	// Incremental bookkeeping: Step looks only at the nodes that something
+	// could have changed for, so a walk costs per event what the event
+	// touches, not the whole graph.
+	order      []tiers.ID
+	tier       map[tiers.ID]int
+	dependents map[tiers.ID][]tiers.ID
+	bySource   map[tiers.ID][]tiers.ID
+	touched    map[tiers.ID]struct{}
+	timers     wakeHeap
+	busy       map[tiers.ID]struct{} // nodes reconciling, remediating or waiting on CRDs
+	open       int                   // walked nodes not yet ended
+	unseen     map[tiers.ID]struct{} // Kustomizations a ready node's inventory names, not yet observed
+	queued     map[tiers.ID]struct{} // nodes ready to go but held by --max-inflight
 }
 
 // NewWalker starts a walk at now.
@@ -92,6 +111,8 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		objs: map[tiers.ID]flux.Object{}, sources: map[tiers.ID]string{},
 		crds: map[string]bool{}, crdGK: map[schema.GroupKind]bool{},
 		nodes: map[tiers.ID]*nodeState{}, dirty: true,
+		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
+		queued: map[tiers.ID]struct{}{},
 	}
 }
 
@@ -105,32 +126,55 @@ func (w *Walker) ObserveKustomization(obj flux.Object) {
 	if _, ok := w.nodes[obj.ID]; !ok {
 		w.nodes[obj.ID] = &nodeState{phase: PhasePending}
 	}
+	delete(w.unseen, obj.ID)
+	w.touch(obj.ID)
+	for _, d := range w.dependents[obj.ID] {
+		w.touch(d)
+	}
 }
 
 // ForgetKustomization records that a Kustomization was deleted.
 func (w *Walker) ForgetKustomization(id tiers.ID) {
 	delete(w.objs, id)
 	delete(w.nodes, id)
+	delete(w.busy, id)
+	delete(w.queued, id)
 	w.dirty = true
 }
 
 // ObserveSource records a source's current artifact revision.
-func (w *Walker) ObserveSource(id tiers.ID, revision string) { w.sources[id] = revision }
+func (w *Walker) ObserveSource(id tiers.ID, revision string) {
+	if old, ok := w.sources[id]; ok && old == revision {
+		return
+	}
+	w.sources[id] = revision
+	for _, n := range w.bySource[id] {
+		w.touch(n)
+	}
+}
 
 // ObserveCRD records a CRD and whether it is established with names accepted.
 func (w *Walker) ObserveCRD(name string, gk schema.GroupKind, ready bool) {
+	if old, ok := w.crds[name]; ok && old == ready {
+		return
+	}
 	w.crds[name] = ready
 	w.crdGK[gk] = ready
+	w.touchBusy()
 }
 
 // ForgetCRD records that a CRD was deleted.
 func (w *Walker) ForgetCRD(name string, gk schema.GroupKind) {
 	delete(w.crds, name)
 	delete(w.crdGK, gk)
+	w.touchBusy()
 }
 
 // Done reports the result of an action the loop performed.
-func (w *Walker) Done(r ActionResult) { w.pending = append(w.pending, r) }
+func (w *Walker) Done(r ActionResult) {
+	w.pending = append(w.pending, r)
+	w.touch(r.Action.Node)
+}
 
 // GraphError is the last error from building the graph (a cycle), if any.
 func (w *Walker) GraphError() error { return w.graphErr }
@@ -149,24 +193,41 @@ func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
 			return nil, nil, time.Time{}
 		}
 	}
+	w.graphErr = nil
 	for _, r := range w.pending {
 		w.applyResult(now, r)
 	}
 	w.pending = nil
+	for _, id := range w.timers.due(now) {
+		w.touch(id)
+	}
 	var actions []Action
-	var next time.Time
-	inflight := w.inflight()
-	for _, id := range w.graph.Order() {
-		st, obj := w.nodes[id], w.objs[id]
-		if !w.sel.active(id) || st.phase.Terminal() {
-			continue
+	// A node that ends touches its dependents, which sit in later tiers:
+	// batches in tier order converge within one Step.
+	for len(w.touched) > 0 {
+		batch := make([]tiers.ID, 0, len(w.touched))
+		for id := range w.touched {
+			batch = append(batch, id)
 		}
-		a, wake := w.stepNode(now, id, obj, st, &inflight)
-		actions = append(actions, a...)
-		next = earliest(next, wake)
+		clear(w.touched)
+		sort.Slice(batch, func(i, j int) bool {
+			if w.tier[batch[i]] != w.tier[batch[j]] {
+				return w.tier[batch[i]] < w.tier[batch[j]]
+			}
+			return batch[i].Less(batch[j])
+		})
+		for _, id := range batch {
+			st, ok := w.nodes[id]
+			if !ok || !w.sel.active(id) || st.phase.Terminal() {
+				continue
+			}
+			a, wake := w.stepNode(now, id, w.objs[id], st)
+			actions = append(actions, a...)
+			w.schedule(id, st, wake)
+		}
 	}
 	w.muts += len(actions)
-	return actions, w.events, next
+	return actions, w.events, w.timers.next()
 }
 
 func (w *Walker) rebuild() error {
@@ -180,23 +241,61 @@ func (w *Walker) rebuild() error {
 	}
 	w.graph, w.dirty = g, false
 	w.sel = w.opts.Selection.resolve(g)
+	w.order = g.Order()
+	w.tier = make(map[tiers.ID]int, len(w.order))
+	w.dependents = make(map[tiers.ID][]tiers.ID, len(w.order))
+	w.bySource = map[tiers.ID][]tiers.ID{}
+	w.open = 0
+	for _, id := range w.order {
+		w.tier[id], _ = g.TierOf(id)
+		obj := w.objs[id]
+		for _, d := range obj.DependsOn {
+			w.dependents[d.ID] = append(w.dependents[d.ID], id)
+		}
+		w.bySource[obj.SourceRef] = append(w.bySource[obj.SourceRef], id)
+		if w.sel.active(id) && !w.nodes[id].phase.Terminal() {
+			w.open++
+		}
+		w.touched[id] = struct{}{}
+	}
 	return nil
+}
+
+func (w *Walker) touch(id tiers.ID) { w.touched[id] = struct{}{} }
+
+// touchBusy touches the nodes a CRD change can move: those reconciling,
+// remediating or waiting on CRDs.
+func (w *Walker) touchBusy() {
+	for id := range w.busy {
+		w.touch(id)
+	}
+}
+
+func (w *Walker) schedule(id tiers.ID, st *nodeState, wake time.Time) {
+	if wake.IsZero() || wake.Equal(st.wake) {
+		return
+	}
+	st.wake = wake
+	w.timers.push(id, wake)
 }
 
 func (w *Walker) inflight() int {
 	n := 0
-	for id, st := range w.nodes {
-		if w.sel.active(id) && (st.phase == PhaseReconciling || st.phase == PhaseRemediating) {
+	for id := range w.busy {
+		if holdsSlot(w.nodes[id].phase) {
 			n++
 		}
 	}
 	return n
 }
 
-func (w *Walker) stepNode(now time.Time, id tiers.ID, obj flux.Object, st *nodeState, inflight *int) ([]Action, time.Time) {
+// holdsSlot reports whether a node in this phase counts against --max-inflight.
+func holdsSlot(p Phase) bool { return p == PhaseReconciling || p == PhaseRemediating }
+
+func (w *Walker) stepNode(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
 	switch st.phase {
 	case PhasePending:
-		return w.stepPending(now, id, obj, st, inflight)
+		return w.stepPending(now, id, obj, st)
 	case PhaseReconciling:
 		return w.stepReconciling(now, id, obj, st)
 	case PhaseRemediating:
@@ -207,7 +306,7 @@ func (w *Walker) stepNode(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 	return nil, time.Time{}
 }
 
-func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *nodeState, inflight *int) ([]Action, time.Time) {
+func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
 	ready, why, blocker, absent := w.depsReady(obj)
 	if blocker != nil {
 		w.set(now, id, st, PhaseBlocked, "DependencyFailed", "blocked by "+blocker.String())
@@ -238,11 +337,11 @@ func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *no
 		w.set(now, id, st, PhaseBlocked, meta.SuspendedReason, "suspended (--no-unsuspend)")
 		return nil, time.Time{}
 	}
-	if w.opts.MaxInflight > 0 && *inflight >= w.opts.MaxInflight {
+	if w.opts.MaxInflight > 0 && w.inflight() >= w.opts.MaxInflight {
+		w.queued[id] = struct{}{}
 		w.note(now, id, st, "Queued", fmt.Sprintf("dependencies ready; waiting for a slot (--max-inflight %d)", w.opts.MaxInflight))
 		return nil, time.Time{}
 	}
-	*inflight++
 	if c := Classify(obj); c.State == SuspectedDeadlock {
 		// It already failed a dry-run on a missing kind before standup asked:
 		// the reconcile requested now is the one that proves or clears it.
@@ -381,7 +480,35 @@ func (w *Walker) timeout(obj flux.Object) time.Duration {
 
 // set moves a node to a phase and emits an event.
 func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, reason, message string) {
+	old := st.phase
 	st.phase, st.reason, st.message = phase, reason, message
+	if holdsSlot(old) && !holdsSlot(phase) {
+		for q := range w.queued {
+			w.touch(q)
+		}
+		clear(w.queued)
+	}
+	switch phase {
+	case PhaseReconciling, PhaseRemediating, PhaseCRDs:
+		w.busy[id] = struct{}{}
+	default:
+		delete(w.busy, id)
+	}
+	if phase.Terminal() && !old.Terminal() {
+		if w.sel.active(id) {
+			w.open--
+		}
+		for _, d := range w.dependents[id] {
+			w.touch(d)
+		}
+		if phase == PhaseReady {
+			for _, child := range kustomizationsIn(w.objs[id].Inventory) {
+				if _, seen := w.objs[child]; !seen {
+					w.unseen[child] = struct{}{}
+				}
+			}
+		}
+	}
 	w.emit(now, id, st)
 }
 
@@ -392,11 +519,10 @@ func (w *Walker) note(now time.Time, id tiers.ID, st *nodeState, reason, message
 }
 
 func (w *Walker) emit(now time.Time, id tiers.ID, st *nodeState) {
-	key := string(st.phase) + "\x00" + st.reason + "\x00" + st.message
-	if key == st.lastEvent {
+	if st.phase == st.lastPhase && st.reason == st.lastReason && st.message == st.lastMessage {
 		return
 	}
-	st.lastEvent = key
+	st.lastPhase, st.lastReason, st.lastMessage = st.phase, st.reason, st.message
 	w.events = append(w.events, Event{
 		Time: now, Type: EventNode, Node: &id, Tier: w.tierOf(id), Phase: st.phase,
 		Reason: st.reason, Message: st.message, Elapsed: Duration(w.elapsed(now, st)),
@@ -410,13 +536,7 @@ func (w *Walker) elapsed(now time.Time, st *nodeState) time.Duration {
 	return now.Sub(st.kickedAt)
 }
 
-func (w *Walker) tierOf(id tiers.ID) int {
-	if w.graph == nil {
-		return 0
-	}
-	t, _ := w.graph.TierOf(id)
-	return t
-}
+func (w *Walker) tierOf(id tiers.ID) int { return w.tier[id] }
 
 func earliest(a, b time.Time) time.Time {
 	if a.IsZero() || (!b.IsZero() && b.Before(a)) {

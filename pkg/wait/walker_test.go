@@ -347,10 +347,29 @@ func TestWalkerSelection(t *testing.T) {
 }
 
 func TestWalkerMaxInflight(t *testing.T) {
-	w := newTestWalker(Options{MaxInflight: 1}, node("a", false), node("b", false))
+	a, b := node("a", false), node("b", false)
+	w := newTestWalker(Options{MaxInflight: 1}, a, b)
 	act, _, _ := w.Step(t0)
-	if len(act) != 1 {
-		t.Fatalf("kicked %d with --max-inflight 1", len(act))
+	first := only(t, act, ActionReconcile, "a")
+	act, _, _ = w.Step(t0.Add(time.Second))
+	none(t, act)
+	// a finishing frees the slot for b.
+	w.ObserveKustomization(readyAt(a, first.Token))
+	act, _, _ = w.Step(t0.Add(2 * time.Second))
+	only(t, act, ActionReconcile, "b")
+}
+
+func TestWalkerForgetsDeletedNodes(t *testing.T) {
+	a, b := node("a", false), node("b", false, "a")
+	w := newTestWalker(Options{}, a, b)
+	act, _, _ := w.Step(t0)
+	only(t, act, ActionReconcile, "a")
+	w.ForgetKustomization(ksID("a"))
+	w.ForgetKustomization(ksID("b"))
+	act, _, _ = w.Step(t0.Add(time.Second))
+	none(t, act)
+	if !w.Finished() {
+		t.Fatal("a walk whose nodes were all deleted is finished")
 	}
 }
 

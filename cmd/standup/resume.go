@@ -22,6 +22,7 @@ type resumeOptions struct {
 	MaxInflight    int
 	CRDs           string
 	ForceConflicts bool
+	AdditiveCEL    bool
 	Selection      wait.Selection
 }
 
@@ -36,6 +37,7 @@ func resumeCommand(streams Streams) *cli.Command {
 			&cli.IntFlag{Name: "max-inflight", Usage: "reconcile at most this many at once (0: unlimited)"},
 			&cli.StringFlag{Name: "crds", Usage: "CRD bundle directory for deadlock remediation (default: bootstrap/crds if it exists)"},
 			&cli.BoolFlag{Name: "force-conflicts", Usage: "let a CRD pre-apply take fields another manager owns"},
+			&cli.BoolFlag{Name: "additive-cel-dependency-check", Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
 			&cli.StringSliceFlag{Name: "from", Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
 			&cli.StringSliceFlag{Name: "only", Usage: "walk only these nodes and their ancestors"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "leave these nodes out"},
@@ -44,7 +46,8 @@ func resumeCommand(streams Streams) *cli.Command {
 			opts := resumeOptions{
 				DryRun: c.Bool("dry-run"), NoUnsuspend: c.Bool("no-unsuspend"), NoRemediate: c.Bool("no-remediate"),
 				MaxInflight: c.Int("max-inflight"), CRDs: c.String("crds"), ForceConflicts: c.Bool("force-conflicts"),
-				Selection: wait.Selection{Only: c.StringSlice("only"), From: c.StringSlice("from"), Exclude: c.StringSlice("exclude")},
+				AdditiveCEL: c.Bool("additive-cel-dependency-check"),
+				Selection:   wait.Selection{Only: c.StringSlice("only"), From: c.StringSlice("from"), Exclude: c.StringSlice("exclude")},
 			}
 			return runResume(c.Context, globals(c), opts, streams)
 		},
@@ -73,6 +76,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, streams
 	walkOpts := wait.Options{
 		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || bundle == nil,
 		Timeout: g.Timeout, MaxInflight: opts.MaxInflight, Selection: opts.Selection,
+		AdditiveCELDependencyCheck: opts.AdditiveCEL,
 	}
 	if opts.DryRun {
 		return printPlan(ctx, cl, objs, walkOpts, g, streams)

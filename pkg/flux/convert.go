@@ -4,6 +4,7 @@ import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -52,6 +53,9 @@ func FromKustomization(ks *kustomizev1.Kustomization) Object {
 	}
 	if c := apimeta.FindStatusCondition(ks.Status.Conditions, meta.StalledCondition); c != nil {
 		obj.Stalled = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+	}
+	if raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ks); err == nil {
+		obj.Raw = raw
 	}
 	if ks.Status.Inventory != nil {
 		for _, e := range ks.Status.Inventory.Entries {

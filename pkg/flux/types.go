@@ -51,4 +51,7 @@ type Object struct {
 	Inventory []string `json:"-"`
 	// Timeout is spec.timeout, else spec.interval, as Flux defaults it.
 	Timeout time.Duration `json:"-"`
+	// Raw is the object as an unstructured map, as kustomize-controller hands
+	// it to a dependsOn readyExpr (self and dep); nil offline.
+	Raw map[string]any `json:"-"`
 }

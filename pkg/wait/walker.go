@@ -1,6 +1,8 @@
 package wait
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,6 +38,10 @@ type Options struct {
 	// proves the deadlock. It tells a deadlock from a race with an operator
 	// whose trigger is already applied.
 	ConfirmAfter time.Duration
+	// AdditiveCELDependencyCheck mirrors kustomize-controller's feature gate
+	// of that name: a readyExpr is checked in addition to, not instead of,
+	// the built-in readiness check.
+	AdditiveCELDependencyCheck bool
 }
 
 // timeZero is the walk start used by Plan, which never looks at clocks.
@@ -96,6 +102,7 @@ type Walker struct {
 	open       int                   // walked nodes not yet ended
 	unseen     map[tiers.ID]struct{} // Kustomizations a ready node's inventory names, not yet observed
 	queued     map[tiers.ID]struct{} // nodes ready to go but held by --max-inflight
+	exprs      exprCache
 }
 
 // NewWalker starts a walk at now.
@@ -112,7 +119,7 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		crds: map[string]bool{}, crdGK: map[schema.GroupKind]bool{},
 		nodes: map[tiers.ID]*nodeState{}, dirty: true,
 		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
-		queued: map[tiers.ID]struct{}{},
+		queued: map[tiers.ID]struct{}{}, exprs: exprCache{},
 	}
 }
 
@@ -307,7 +314,11 @@ func (w *Walker) stepNode(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 }
 
 func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
-	ready, why, blocker, absent := w.depsReady(obj)
+	ready, why, blocker, absent, exprErr := w.depsReady(obj)
+	if exprErr != nil {
+		w.set(now, id, st, PhaseFailed, "InvalidCELExpression", exprErr.Error())
+		return nil, time.Time{}
+	}
 	if blocker != nil {
 		w.set(now, id, st, PhaseBlocked, "DependencyFailed", "blocked by "+blocker.String())
 		return nil, time.Time{}
@@ -443,29 +454,46 @@ func (w *Walker) readySelf(obj flux.Object) bool {
 	return ok
 }
 
-// depsReady reports whether every dependency is ready for obj, why not, and
-// which failed dependency blocks it.
-func (w *Walker) depsReady(obj flux.Object) (ready bool, why string, blocker *tiers.ID, absent bool) {
+// depsReady reports whether every dependency is ready for obj, with
+// kustomize-controller's rules: a readyExpr, when set, decides instead of
+// the built-in check (unless AdditiveCELDependencyCheck); otherwise a
+// walked dependency must have finished and an untouched one must pass
+// Flux's own check. It also says why not, which failed dependency blocks
+// obj, whether a dependency is absent, and any readyExpr that cannot compile.
+func (w *Walker) depsReady(obj flux.Object) (ready bool, why string, blocker *tiers.ID, absent bool, exprErr error) {
 	for _, dep := range obj.DependsOn {
 		depObj, ok := w.objs[dep.ID]
 		if !ok {
-			return false, fmt.Sprintf("waiting for %s to appear", dep.ID), nil, true
+			return false, fmt.Sprintf("waiting for %s to appear", dep.ID), nil, true, nil
 		}
-		if st := w.nodes[dep.ID]; w.sel.active(dep.ID) {
-			switch st.phase {
+		if dep.ReadyExpr != "" {
+			ok, err := w.exprs.EvalReadyExpr(context.Background(), dep.ReadyExpr, obj.Raw, depObj.Raw)
+			var invalid *ReadyExprError
+			switch {
+			case errors.As(err, &invalid):
+				return false, "", nil, false, fmt.Errorf("dependency %s: %w", dep.ID.NamespacedName(), err)
+			case err != nil || !ok:
+				return false, fmt.Sprintf("dependency '%s' is not ready according to readyExpr eval", dep.ID.NamespacedName()), nil, false, nil
+			}
+			if !w.opts.AdditiveCELDependencyCheck {
+				continue
+			}
+		}
+		if w.sel.active(dep.ID) {
+			switch w.nodes[dep.ID].phase {
 			case PhaseFailed, PhaseBlocked:
 				id := dep.ID
-				return false, "", &id, false
+				return false, "", &id, false, nil
 			case PhaseReady:
 				continue
 			}
-			return false, fmt.Sprintf("dependency '%s' is not ready", dep.ID.NamespacedName()), nil, false
+			return false, fmt.Sprintf("dependency '%s' is not ready", dep.ID.NamespacedName()), nil, false, nil
 		}
 		if ok, why := ReadyForDependents(depObj, obj, w.sources[obj.SourceRef]); !ok {
-			return false, why, nil, false
+			return false, why, nil, false, nil
 		}
 	}
-	return true, "", nil, false
+	return true, "", nil, false, nil
 }
 
 func (w *Walker) timeout(obj flux.Object) time.Duration {

@@ -1,0 +1,117 @@
+package audit
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/kubestandup/standup/pkg/render"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// Options tunes the audit.
+type Options struct {
+	// AllowUnknownKinds makes UNKNOWN_KIND a warning instead of an error.
+	AllowUnknownKinds bool
+}
+
+// Report is the result of an audit.
+type Report struct {
+	// Path is the directory audited, relative to the repository root.
+	Path string `json:"path"`
+	// Kustomizations counts the Kustomizations rendered and audited.
+	Kustomizations int `json:"kustomizations"`
+	// Objects counts the objects they apply.
+	Objects int `json:"objects"`
+	// Kinds lists every kind each Kustomization applies and its origin,
+	// sorted by Kustomization, group and kind.
+	Kinds []KindUse `json:"kinds"`
+	// Hazards are sorted errors first, then by Kustomization, code and object.
+	Hazards []Hazard `json:"hazards"`
+	// Notes are render's warnings: where the offline view is incomplete.
+	Notes []string `json:"notes"`
+}
+
+// Errors counts the hazards of severity error.
+func (r *Report) Errors() int { return r.count(SeverityError) }
+
+// Warnings counts the hazards of severity warning.
+func (r *Report) Warnings() int { return r.count(SeverityWarning) }
+
+func (r *Report) count(s Severity) int {
+	n := 0
+	for _, h := range r.Hazards {
+		if h.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Audit classifies the kind of every object each Kustomization of res
+// applies, and reports the hazards it finds, with cfg (nil for none) saying
+// which kinds are created at runtime or by charts. It returns an error only
+// for a result render.Load never produces (duplicate Kustomizations).
+func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	ix := newIndex(res, cfg)
+	hazards, err := ix.graphHazards()
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Path: res.Path, Kustomizations: len(ix.order), Kinds: []KindUse{}, Notes: slices.Clone(res.Warnings)}
+	if r.Notes == nil {
+		r.Notes = []string{}
+	}
+	for _, ks := range ix.order {
+		manifests := res.Rendered[ks]
+		r.Objects += len(manifests)
+		uses, found := ix.auditKinds(ks, manifests, opts)
+		r.Kinds = append(r.Kinds, uses...)
+		hazards = append(hazards, found...)
+		hazards = append(hazards, ix.literalTokens(ks, manifests)...)
+	}
+	slices.SortFunc(hazards, compareHazards)
+	r.Hazards = hazards
+	if r.Hazards == nil {
+		r.Hazards = []Hazard{}
+	}
+	return r, nil
+}
+
+// auditKinds classifies each kind ks applies, once, and returns the kinds
+// and the hazards of their objects.
+func (ix *index) auditKinds(ks tiers.ID, manifests []render.Manifest, opts Options) ([]KindUse, []Hazard) {
+	verdicts := map[GroupKind]verdict{}
+	counts := map[GroupKind]int{}
+	var hazards []Hazard
+	for _, m := range manifests {
+		gk := groupKindOf(m.Object)
+		v, seen := verdicts[gk]
+		if !seen {
+			v = ix.classify(ks, gk)
+			verdicts[gk] = v
+		}
+		counts[gk]++
+		if v.code != "" {
+			hazards = append(hazards, kindHazard(v, gk, placed{ks: ks, obj: objectOf(m.Object), file: m.File}, opts))
+		}
+	}
+	uses := make([]KindUse, 0, len(verdicts))
+	for gk, v := range verdicts {
+		use := KindUse{Kustomization: ks, Group: gk.Group, Kind: gk.Kind, Origin: v.origin, Objects: counts[gk]}
+		if v.provider != nil {
+			provider := v.provider.ks
+			use.Provider = &provider
+		}
+		uses = append(uses, use)
+	}
+	slices.SortFunc(uses, func(a, b KindUse) int {
+		if c := strings.Compare(a.Group, b.Group); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Kind, b.Kind)
+	})
+	return uses, hazards
+}

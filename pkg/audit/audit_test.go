@@ -1,0 +1,263 @@
+package audit
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// brief renders a hazard as "CODE severity ks object [provider=..]".
+func brief(h Hazard) string {
+	s := strings.Join([]string{string(h.Code), string(h.Severity), h.Kustomization.Name, h.Object.String()}, " ")
+	if h.Provider != nil {
+		s += " provider=" + h.Provider.Name
+	}
+	if h.Trigger != nil {
+		s += " trigger=" + h.Trigger.Kind
+	}
+	return s
+}
+
+func objects(us ...*unstructured.Unstructured) []*unstructured.Unstructured { return us }
+
+func TestAudit(t *testing.T) {
+	operators := ks{name: "operators", checks: []string{"apiextensions.k8s.io/v1 CustomResourceDefinition cdis.cdi.kubevirt.io"}, objects: objects(cdiCRD())}
+	config := ks{name: "config", deps: []string{"operators"}, wait: true, objects: objects(cdiCR())}
+	tests := []struct {
+		name string
+		kss  []ks
+		cfg  *Config
+		opts Options
+		want []string
+		// origins maps "kustomization Kind" to the expected origin.
+		origins map[string]Origin
+	}{{
+		name:    "builtin and flux kinds",
+		kss:     []ks{{name: "a", objects: objects(cmap(nil), obj("apps/v1", "Deployment", "default/d"), obj("kustomize.toolkit.fluxcd.io/v1", "Kustomization", "flux-system/b"), obj("source.toolkit.fluxcd.io/v1", "GitRepository", "flux-system/r"), crd("example.com", "Thing"), obj("apiregistration.k8s.io/v1", "APIService", "v1.example.com"))}},
+		origins: map[string]Origin{"a ConfigMap": OriginBuiltin, "a Deployment": OriginBuiltin, "a Kustomization": OriginFlux, "a GitRepository": OriginFlux, "a CustomResourceDefinition": OriginBuiltin, "a APIService": OriginBuiltin},
+	}, {
+		name:    "CRD in the same Kustomization",
+		kss:     []ks{{name: "a", objects: objects(widgetCR(), widget())}},
+		origins: map[string]Origin{"a Widget": OriginSamePass},
+	}, {
+		name: "CRD in a transitive ancestor without wait: Flux waits for CRDs it applies",
+		kss: []ks{
+			{name: "crds", objects: objects(widgetCR())},
+			{name: "mid", deps: []string{"crds"}},
+			{name: "app", deps: []string{"mid"}, objects: objects(widget())},
+		},
+		origins: map[string]Origin{"app Widget": OriginAncestor},
+	}, {
+		name: "CRD in a Kustomization that is not an ancestor",
+		kss: []ks{
+			{name: "crds", objects: objects(widgetCR())},
+			{name: "app", objects: objects(widget())},
+		},
+		want:    []string{"MISSING_EDGE error app Widget/default/w provider=crds"},
+		origins: map[string]Origin{"app Widget": OriginUnordered},
+	}, {
+		name: "unknown kind",
+		kss:  []ks{{name: "app", objects: objects(widget(), cmap(nil))}},
+		want: []string{"UNKNOWN_KIND error app Widget/default/w"},
+	}, {
+		name: "unknown kind allowed",
+		kss:  []ks{{name: "app", objects: objects(widget())}},
+		opts: Options{AllowUnknownKinds: true},
+		want: []string{"UNKNOWN_KIND warning app Widget/default/w"},
+	}, {
+		name: "runtime kinds in the same pass as their trigger (the seed's deadlock)",
+		kss:  []ks{operators, {name: "config", deps: []string{"operators"}, wait: true, objects: objects(cdiCR(), profile("longhorn"), profile("longhorn-vm"))}},
+		cfg:  cdiConfig,
+		want: []string{
+			"SECOND_ORDER_SAME_PASS error config StorageProfile/longhorn provider=config trigger=CDI",
+			"SECOND_ORDER_SAME_PASS error config StorageProfile/longhorn-vm provider=config trigger=CDI",
+		},
+		origins: map[string]Origin{"config CDI": OriginAncestor, "config StorageProfile": OriginRuntime},
+	}, {
+		name: "runtime kind after a trigger applied with wait: true (the repair)",
+		kss: []ks{operators, config,
+			{name: "config-cdi", deps: []string{"config"}, wait: true, objects: objects(profile("longhorn"))},
+			{name: "vms", deps: []string{"config-cdi"}, objects: objects(volume())}},
+		cfg:     cdiConfig,
+		origins: map[string]Origin{"config-cdi StorageProfile": OriginRuntime, "vms DataVolume": OriginRuntime},
+	}, {
+		name: "runtime kind with only the trigger's Kustomization as ancestor: kinds are checked, not objects",
+		kss: []ks{operators, config,
+			{name: "config-cdi", deps: []string{"config"}, wait: true, objects: objects(profile("longhorn"))},
+			{name: "vms", deps: []string{"config"}, objects: objects(volume())}},
+		cfg: cdiConfig,
+	}, {
+		name: "runtime kind after a trigger with a health check on it",
+		kss: []ks{operators,
+			{name: "config", deps: []string{"operators"}, checks: []string{"cdi.kubevirt.io/v1beta1 CDI cdi"}, objects: objects(cdiCR())},
+			{name: "vms", deps: []string{"config"}, objects: objects(volume())}},
+		cfg: cdiConfig,
+	}, {
+		name: "runtime kind after a trigger applied without wait: true",
+		kss: []ks{operators,
+			{name: "config", deps: []string{"operators"}, checks: []string{"cdi.kubevirt.io/v1beta1 CDI other"}, objects: objects(cdiCR())},
+			{name: "vms", deps: []string{"config"}, objects: objects(volume())}},
+		cfg:  cdiConfig,
+		want: []string{"UNGUARDED_PROVIDER warning vms DataVolume/vms/disk provider=config trigger=CDI"},
+	}, {
+		name: "runtime kind whose trigger is applied by a Kustomization that is not an ancestor",
+		kss:  []ks{operators, config, {name: "vms", deps: []string{"operators"}, objects: objects(volume())}},
+		cfg:  cdiConfig,
+		want: []string{"MISSING_EDGE error vms DataVolume/vms/disk provider=config trigger=CDI"},
+	}, {
+		name: "runtime kind whose trigger nothing applies",
+		kss:  []ks{{name: "vms", objects: objects(volume())}},
+		cfg:  cdiConfig,
+		want: []string{"MISSING_EDGE error vms DataVolume/vms/disk trigger=CDI"},
+	}, {
+		name: "chart kind in the same pass as its HelmRelease",
+		kss:  []ks{{name: "infra", wait: true, objects: objects(release(), issuer())}},
+		cfg:  cdiConfig,
+		want: []string{"SECOND_ORDER_SAME_PASS error infra ClusterIssuer/letsencrypt provider=infra trigger=HelmRelease"},
+	}, {
+		name: "chart kind after a HelmRelease with a health check on it",
+		kss: []ks{
+			{name: "infra", checks: []string{"helm.toolkit.fluxcd.io/v2 HelmRelease cert-manager/cert-manager"}, objects: objects(release())},
+			{name: "issuers", deps: []string{"infra"}, objects: objects(issuer())}},
+		cfg:     cdiConfig,
+		origins: map[string]Origin{"issuers ClusterIssuer": OriginChart, "infra HelmRelease": OriginFlux},
+	}, {
+		name: "chart kind after an unguarded HelmRelease",
+		kss: []ks{
+			{name: "infra", objects: objects(release())},
+			{name: "issuers", deps: []string{"infra"}, objects: objects(issuer())}},
+		cfg:  cdiConfig,
+		want: []string{"UNGUARDED_PROVIDER warning issuers ClusterIssuer/letsencrypt provider=infra trigger=HelmRelease"},
+	}, {
+		name: "chart kind whose HelmRelease nothing applies",
+		kss:  []ks{{name: "issuers", objects: objects(issuer())}},
+		cfg:  cdiConfig,
+		want: []string{"MISSING_EDGE error issuers ClusterIssuer/letsencrypt trigger=HelmRelease"},
+	}, {
+		name: "literal token without postBuild",
+		kss: []ks{{name: "apps", objects: objects(
+			cmap(map[string]any{"url": "https://${CLUSTER_DOMAIN}/${PATH:=x}", "${KEY}": "v"}),
+			obj("v1", "ConfigMap", "default/script", "metadata", map[string]any{"name": "script", "namespace": "default",
+				"annotations": map[string]any{substituteKey: "disabled"}}, "data", map[string]any{"sh": "echo ${HOME}"}),
+			obj("v1", "ConfigMap", "default/dollar", "data", map[string]any{"a": "$HOME ${} ${1X}"}),
+		)}},
+		want: []string{"LITERAL_SUBSTITUTION_TOKEN warning apps ConfigMap/default/cm"},
+	}, {
+		name: "token with postBuild is render's business",
+		kss:  []ks{{name: "apps", postBuild: true, objects: objects(cmap(map[string]any{"url": "${CLUSTER_DOMAIN}"}))}},
+	}, {
+		name: "cycle and dangling dependency, and the kinds are still audited",
+		kss: []ks{
+			{name: "a", deps: []string{"b"}, objects: objects(widgetCR())},
+			{name: "b", deps: []string{"a", "ghost"}, objects: objects(widget())},
+			{name: "c", objects: objects(widget())},
+		},
+		want: []string{
+			"CYCLE error a Kustomization/flux-system/a",
+			"DANGLING_DEPENDENCY error b Kustomization/flux-system/b",
+			"MISSING_EDGE error c Widget/default/w provider=a",
+		},
+		origins: map[string]Origin{"b Widget": OriginAncestor},
+	}, {
+		name: "errors first, then by Kustomization",
+		kss: []ks{
+			{name: "a", objects: objects(cmap(map[string]any{"k": "${X}"}))},
+			{name: "b", objects: objects(widget())},
+			{name: "c", objects: objects(obj("example.com/v1", "Gadget", "g"))},
+		},
+		want: []string{
+			"UNKNOWN_KIND error b Widget/default/w",
+			"UNKNOWN_KIND error c Gadget/g",
+			"LITERAL_SUBSTITUTION_TOKEN warning a ConfigMap/default/cm",
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Audit(result(tt.kss...), tt.cfg, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range r.Hazards {
+				got = append(got, brief(h))
+				if h.Message == "" || h.Fix == "" || h.File == "" {
+					t.Errorf("%s: message, fix and file must be set: %+v", h.Code, h)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("hazards:\n got %q\nwant %q", got, tt.want)
+			}
+			origins := map[string]Origin{}
+			for _, u := range r.Kinds {
+				origins[u.Kustomization.Name+" "+u.Kind] = u.Origin
+			}
+			for key, want := range tt.origins {
+				if origins[key] != want {
+					t.Errorf("origin of %s = %q, want %q", key, origins[key], want)
+				}
+			}
+			if r.Errors()+r.Warnings() != len(r.Hazards) {
+				t.Errorf("errors %d + warnings %d != %d hazards", r.Errors(), r.Warnings(), len(r.Hazards))
+			}
+		})
+	}
+}
+
+// TestMessages checks that messages name what a reader needs to act: the
+// Kustomizations, the trigger and the files.
+func TestMessages(t *testing.T) {
+	operators := ks{name: "operators", objects: objects(cdiCRD())}
+	tests := []struct {
+		name      string
+		kss       []ks
+		wantMsg   []string
+		wantFix   []string
+		wantFile  string
+		wantCount int
+	}{{
+		name:     "same pass",
+		kss:      []ks{operators, {name: "platform-config", deps: []string{"operators"}, wait: true, objects: objects(cdiCR(), profile("longhorn"))}},
+		wantMsg:  []string{"Kustomization/flux-system/platform-config", "once a CDI is reconciled", "CDI/cdi (platform-config/cdi-cdi.yaml)", "never converges"},
+		wantFix:  []string{"move StorageProfile/longhorn to its own Kustomization with dependsOn platform-config"},
+		wantFile: "platform-config/storageprofile-longhorn.yaml",
+	}, {
+		name:     "missing edge across namespaces",
+		kss:      []ks{operators, {name: "platform-config", deps: []string{"operators"}, wait: true, objects: objects(cdiCR())}, {name: "vms", namespace: "apps", objects: objects(volume())}},
+		wantMsg:  []string{"Kustomization/flux-system/platform-config applies CDI/cdi", "not an ancestor of Kustomization/apps/vms"},
+		wantFix:  []string{"add dependsOn flux-system/platform-config to Kustomization/apps/vms"},
+		wantFile: "vms/datavolume-disk.yaml",
+	}, {
+		name:     "unguarded",
+		kss:      []ks{operators, {name: "platform-config", deps: []string{"operators"}, objects: objects(cdiCR())}, {name: "vms", deps: []string{"platform-config"}, objects: objects(volume())}},
+		wantMsg:  []string{"ancestor Kustomization/flux-system/platform-config", "neither wait: true nor a health check"},
+		wantFix:  []string{"set wait: true on Kustomization/flux-system/platform-config, or add a health check on CDI/cdi"},
+		wantFile: "vms/datavolume-disk.yaml",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Audit(result(tt.kss...), cdiConfig, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Hazards) != 1 {
+				t.Fatalf("got %d hazards, want 1: %+v", len(r.Hazards), r.Hazards)
+			}
+			h := r.Hazards[0]
+			for _, s := range tt.wantMsg {
+				if !strings.Contains(h.Message, s) {
+					t.Errorf("message %q does not contain %q", h.Message, s)
+				}
+			}
+			for _, s := range tt.wantFix {
+				if !strings.Contains(h.Fix, s) {
+					t.Errorf("fix %q does not contain %q", h.Fix, s)
+				}
+			}
+			if h.File != tt.wantFile {
+				t.Errorf("file %q, want %q", h.File, tt.wantFile)
+			}
+		})
+	}
+}

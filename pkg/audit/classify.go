@@ -1,0 +1,161 @@
+package audit
+
+import (
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// Origin says where the CRD of a kind comes from, as seen from the
+// Kustomization that applies an object of that kind.
+type Origin string
+
+// The origins, in the order Audit tries them.
+const (
+	// OriginBuiltin: a kind every Kubernetes API server serves.
+	OriginBuiltin Origin = "builtin"
+	// OriginFlux: one of Flux's own kinds (*.toolkit.fluxcd.io), installed
+	// with Flux.
+	OriginFlux Origin = "flux"
+	// OriginSamePass: a CRD in the same Kustomization's output. Fine:
+	// kustomize-controller applies CRDs, and waits for them, before the rest.
+	OriginSamePass Origin = "crd-same-kustomization"
+	// OriginAncestor: a CRD in the output of an ancestor through dependsOn.
+	OriginAncestor Origin = "crd-ancestor"
+	// OriginRuntime: a kind declared in standup.yaml runtimeCRDs, whose CRD
+	// an operator creates once it has reconciled a trigger object.
+	OriginRuntime Origin = "runtime"
+	// OriginChart: a kind declared in standup.yaml chartCRDs, whose CRD a
+	// HelmRelease's chart installs.
+	OriginChart Origin = "chart"
+	// OriginUnordered: a CRD in the output of a Kustomization that is not an
+	// ancestor (a MISSING_EDGE).
+	OriginUnordered Origin = "crd-not-ancestor"
+	// OriginUnknown: nothing found (an UNKNOWN_KIND).
+	OriginUnknown Origin = "unknown"
+)
+
+// KindUse is one kind applied by one Kustomization, and where its CRD comes from.
+type KindUse struct {
+	// Kustomization applies the objects.
+	Kustomization tiers.ID `json:"kustomization"`
+	// Group and Kind name the kind.
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+	// Origin is where the kind's CRD comes from.
+	Origin Origin `json:"origin"`
+	// Provider is the Kustomization that applies the CRD, the trigger or the
+	// HelmRelease, when there is one.
+	Provider *tiers.ID `json:"provider,omitempty"`
+	// Objects counts the objects of the kind the Kustomization applies.
+	Objects int `json:"objects"`
+}
+
+// verdict is the classification of one kind in one Kustomization.
+type verdict struct {
+	origin Origin
+	// provider is the CRD, trigger object or HelmRelease the kind needs, and
+	// the Kustomization applying it.
+	provider *placed
+	// trigger is the kind of what makes the CRD appear (second-order kinds).
+	trigger *GroupKind
+	// code is the hazard every object of the kind has, if any.
+	code Code
+}
+
+// classify finds the origin of gk as applied by ks.
+func (ix *index) classify(ks tiers.ID, gk GroupKind) verdict {
+	switch {
+	case isBuiltin(gk):
+		return verdict{origin: OriginBuiltin}
+	case isFlux(gk):
+		return verdict{origin: OriginFlux}
+	}
+	crds := ix.crds[gk]
+	ancestors := ix.graph.of(ks)
+	if p := first(crds, func(p placed) bool { return p.ks == ks }); p != nil {
+		return verdict{origin: OriginSamePass, provider: p}
+	}
+	if p := first(crds, func(p placed) bool { return ancestors[p.ks] }); p != nil {
+		return verdict{origin: OriginAncestor, provider: p}
+	}
+	if trigger, ok := ix.runtime[gk]; ok {
+		return ix.secondOrder(ks, OriginRuntime, trigger, ix.triggers[trigger])
+	}
+	if hr, ok := ix.charts[gk]; ok {
+		return ix.secondOrder(ks, OriginChart, GroupKind{Group: hrGroup, Kind: hrKind}, ix.releases[hr])
+	}
+	if len(crds) > 0 {
+		return verdict{origin: OriginUnordered, provider: &crds[0], code: CodeMissingEdge}
+	}
+	return verdict{origin: OriginUnknown, code: CodeUnknownKind}
+}
+
+// secondOrder classifies a kind whose CRD appears only once one of sources
+// (trigger objects, or a HelmRelease) has been reconciled: same pass is a
+// deadlock; an ancestor is fine when its readiness covers the source; anything
+// else is a missing edge.
+func (ix *index) secondOrder(ks tiers.ID, origin Origin, trigger GroupKind, sources []placed) verdict {
+	v := verdict{origin: origin, trigger: &trigger}
+	if p := first(sources, func(p placed) bool { return p.ks == ks }); p != nil {
+		v.provider, v.code = p, CodeSecondOrderSamePass
+		return v
+	}
+	ancestors := ix.graph.of(ks)
+	for i := range sources {
+		p := &sources[i]
+		if !ancestors[p.ks] {
+			continue
+		}
+		if ix.guards(p) {
+			v.provider, v.code = p, ""
+			return v
+		}
+		if v.provider == nil {
+			v.provider, v.code = p, CodeUnguardedProvider
+		}
+	}
+	if v.provider == nil {
+		v.code = CodeMissingEdge
+		if len(sources) > 0 {
+			v.provider = &sources[0]
+		}
+	}
+	return v
+}
+
+// guards reports whether the Kustomization applying p turns Ready only once
+// p is healthy: it has wait: true, or a health check naming p.
+func (ix *index) guards(p *placed) bool {
+	if ix.objs[p.ks].Wait {
+		return true
+	}
+	def, ok := ix.res.Definitions[p.ks]
+	if !ok {
+		return false
+	}
+	checks, _, _ := nestedSlice(def.Object.Object, "spec", "healthChecks")
+	want := GroupKind{Group: groupOf(p.obj.APIVersion), Kind: p.obj.Kind}
+	for _, c := range checks {
+		ref, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		apiVersion, _ := ref["apiVersion"].(string)
+		kind, _ := ref["kind"].(string)
+		name, _ := ref["name"].(string)
+		namespace, _ := ref["namespace"].(string)
+		if (GroupKind{Group: groupOf(apiVersion), Kind: kind}) == want && name == p.obj.Name && namespace == p.obj.Namespace {
+			return true
+		}
+	}
+	return false
+}
+
+// first returns a pointer to the first element of ps that ok accepts, or nil.
+func first(ps []placed, ok func(placed) bool) *placed {
+	for i := range ps {
+		if ok(ps[i]) {
+			return &ps[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kubestandup/standup/pkg/render"
+)
+
+const (
+	// ConfigAPIVersion is the apiVersion of standup.yaml.
+	ConfigAPIVersion = "standup.kubestandup.io/v1alpha1"
+	// ConfigKind is the kind of standup.yaml.
+	ConfigKind = "Config"
+)
+
+// GroupKind names a Kubernetes kind by API group and kind; the core group is
+// the empty string.
+type GroupKind struct {
+	Group string `json:"group" yaml:"group"`
+	Kind  string `json:"kind" yaml:"kind"`
+}
+
+// String renders the kind as Kind.group, or Kind for the core group, the
+// way kubectl names resources.
+func (gk GroupKind) String() string {
+	if gk.Group == "" {
+		return gk.Kind
+	}
+	return gk.Kind + "." + gk.Group
+}
+
+// NamespacedName names a namespaced object.
+type NamespacedName struct {
+	Namespace string `json:"namespace" yaml:"namespace"`
+	Name      string `json:"name" yaml:"name"`
+}
+
+// String renders the name as namespace/name.
+func (n NamespacedName) String() string { return n.Namespace + "/" + n.Name }
+
+// RuntimeCRD declares kinds whose CRD an operator creates at runtime, after
+// it has reconciled an object of the trigger kind (CDI's CDI creates
+// StorageProfile, DataVolume, DataSource and DataImportCron).
+type RuntimeCRD struct {
+	// Trigger is the kind whose objects make the operator create the CRDs.
+	Trigger GroupKind `json:"trigger" yaml:"trigger"`
+	// Kinds are the kinds whose CRD appears only after a trigger object has
+	// been reconciled.
+	Kinds []GroupKind `json:"kinds" yaml:"kinds"`
+}
+
+// ChartCRD declares kinds whose CRD the chart of a HelmRelease installs.
+type ChartCRD struct {
+	// HelmRelease is the HelmRelease that installs the chart.
+	HelmRelease NamespacedName `json:"helmRelease" yaml:"helmRelease"`
+	// Kinds are the kinds whose CRD the chart ships.
+	Kinds []GroupKind `json:"kinds" yaml:"kinds"`
+}
+
+// Config is standup.yaml: what standup needs to know about a repository that
+// its manifests cannot tell. The zero Config declares nothing.
+type Config struct {
+	// APIVersion is ConfigAPIVersion; it may be left out.
+	APIVersion string `json:"apiVersion,omitempty" yaml:"apiVersion"`
+	// Kind is ConfigKind; it may be left out.
+	Kind string `json:"kind,omitempty" yaml:"kind"`
+	// RuntimeCRDs declares the kinds whose CRD an operator creates at runtime.
+	RuntimeCRDs []RuntimeCRD `json:"runtimeCRDs,omitempty" yaml:"runtimeCRDs"`
+	// ChartCRDs declares the kinds whose CRD a HelmRelease's chart installs.
+	ChartCRDs []ChartCRD `json:"chartCRDs,omitempty" yaml:"chartCRDs"`
+}
+
+// ParseConfig decodes and validates the bytes of standup.yaml. It rejects
+// unknown fields, a wrong apiVersion or kind, an entry without kinds, and a
+// kind declared twice. An empty document is the zero Config.
+func ParseConfig(data []byte) (*Config, error) {
+	var cfg Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", render.ConfigFile, &yamlError{err: err})
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", render.ConfigFile, err)
+	}
+	return &cfg, nil
+}
+
+// LoadConfig reads standup.yaml at the repository root. A repository without
+// one has the zero Config.
+func LoadConfig(ctx context.Context, repoRoot string) (*Config, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(repoRoot, render.ConfigFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", render.ConfigFile, err)
+	}
+	return ParseConfig(data)
+}
+
+// validate checks what decoding cannot.
+func (c *Config) validate() error {
+	if c.APIVersion != "" && c.APIVersion != ConfigAPIVersion {
+		return fmt.Errorf("apiVersion %q is not supported (want %s)", c.APIVersion, ConfigAPIVersion)
+	}
+	if c.Kind != "" && c.Kind != ConfigKind {
+		return fmt.Errorf("kind %q is not supported (want %s)", c.Kind, ConfigKind)
+	}
+	seen := map[GroupKind]string{}
+	declare := func(field string, kinds []GroupKind) error {
+		if len(kinds) == 0 {
+			return fmt.Errorf("%s.kinds is empty", field)
+		}
+		for j, gk := range kinds {
+			if gk.Kind == "" {
+				return fmt.Errorf("%s.kinds[%d].kind is empty", field, j)
+			}
+			if prev, dup := seen[gk]; dup {
+				return fmt.Errorf("%s.kinds[%d]: %s is already declared by %s", field, j, gk, prev)
+			}
+			seen[gk] = field
+		}
+		return nil
+	}
+	for i, r := range c.RuntimeCRDs {
+		field := fmt.Sprintf("runtimeCRDs[%d]", i)
+		if r.Trigger.Kind == "" {
+			return fmt.Errorf("%s.trigger.kind is empty", field)
+		}
+		if err := declare(field, r.Kinds); err != nil {
+			return err
+		}
+	}
+	for i, h := range c.ChartCRDs {
+		field := fmt.Sprintf("chartCRDs[%d]", i)
+		if h.HelmRelease.Namespace == "" || h.HelmRelease.Name == "" {
+			return fmt.Errorf("%s.helmRelease needs a namespace and a name", field)
+		}
+		if err := declare(field, h.Kinds); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// yamlError words a decoding error for people: one line, and an unknown
+// field named as such ("line 3: unknown field \"grup\"") rather than by the
+// Go type it is missing from.
+type yamlError struct{ err error }
+
+var notFoundRE = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+func (e *yamlError) Error() string {
+	msg := strings.TrimPrefix(e.err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	msg = strings.ReplaceAll(msg, "\n  ", "; ")
+	return notFoundRE.ReplaceAllString(msg, `unknown field "$1"`)
+}
+
+func (e *yamlError) Unwrap() error { return e.err }

@@ -1,0 +1,117 @@
+package audit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		yaml    string
+		want    *Config
+		wantErr string
+	}{{
+		name: "empty", yaml: "", want: &Config{},
+	}, {
+		name: "empty mapping", yaml: "{}\n", want: &Config{},
+	}, {
+		name: "full",
+		yaml: `apiVersion: standup.kubestandup.io/v1alpha1
+kind: Config
+runtimeCRDs:
+  - trigger: {group: cdi.kubevirt.io, kind: CDI}
+    kinds: [{group: cdi.kubevirt.io, kind: StorageProfile}]
+chartCRDs:
+  - helmRelease: {namespace: cert-manager, name: cert-manager}
+    kinds: [{group: cert-manager.io, kind: ClusterIssuer}]
+`,
+		want: &Config{
+			APIVersion: ConfigAPIVersion, Kind: ConfigKind,
+			RuntimeCRDs: []RuntimeCRD{{Trigger: GroupKind{"cdi.kubevirt.io", "CDI"}, Kinds: []GroupKind{{"cdi.kubevirt.io", "StorageProfile"}}}},
+			ChartCRDs:   []ChartCRD{{HelmRelease: NamespacedName{"cert-manager", "cert-manager"}, Kinds: []GroupKind{{"cert-manager.io", "ClusterIssuer"}}}},
+		},
+	}, {
+		name:    "unknown top-level field",
+		yaml:    "kind: Config\nruntimeCRD: []\n",
+		wantErr: `standup.yaml: line 2: unknown field "runtimeCRD"`,
+	}, {
+		name:    "unknown nested field",
+		yaml:    "runtimeCRDs:\n  - trigger: {group: a, kind: B}\n    kinds: [{grup: a, kind: C}]\n",
+		wantErr: `standup.yaml: line 3: unknown field "grup"`,
+	}, {
+		name:    "duplicate key",
+		yaml:    "chartCRDs: []\nchartCRDs: []\n",
+		wantErr: `standup.yaml: line 2: mapping key "chartCRDs" already defined at line 1`,
+	}, {
+		name:    "wrong apiVersion",
+		yaml:    "apiVersion: standup.kubestandup.io/v2\n",
+		wantErr: `standup.yaml: apiVersion "standup.kubestandup.io/v2" is not supported`,
+	}, {
+		name:    "wrong kind",
+		yaml:    "kind: Kustomization\n",
+		wantErr: `standup.yaml: kind "Kustomization" is not supported`,
+	}, {
+		name:    "no kinds",
+		yaml:    "runtimeCRDs:\n  - trigger: {group: a, kind: B}\n",
+		wantErr: "standup.yaml: runtimeCRDs[0].kinds is empty",
+	}, {
+		name:    "no trigger",
+		yaml:    "runtimeCRDs:\n  - kinds: [{group: a, kind: C}]\n",
+		wantErr: "standup.yaml: runtimeCRDs[0].trigger.kind is empty",
+	}, {
+		name:    "HelmRelease without a namespace",
+		yaml:    "chartCRDs:\n  - helmRelease: {name: x}\n    kinds: [{group: a, kind: C}]\n",
+		wantErr: "standup.yaml: chartCRDs[0].helmRelease needs a namespace and a name",
+	}, {
+		name:    "kind declared twice",
+		yaml:    "runtimeCRDs:\n  - trigger: {group: a, kind: B}\n    kinds: [{group: a, kind: C}]\nchartCRDs:\n  - helmRelease: {namespace: n, name: x}\n    kinds: [{group: a, kind: C}]\n",
+		wantErr: "standup.yaml: chartCRDs[0].kinds[0]: C.a is already declared by runtimeCRDs[0]",
+	}, {
+		name:    "not a mapping",
+		yaml:    "- a\n",
+		wantErr: "standup.yaml: line 1: cannot unmarshal",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseConfig([]byte(tt.yaml))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := LoadConfig(context.Background(), dir)
+	if err != nil || !reflect.DeepEqual(cfg, &Config{}) {
+		t.Fatalf("no standup.yaml: got %+v, %v; want the zero Config", cfg, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "standup.yaml"), []byte("bogus: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(context.Background(), dir); err == nil || !strings.Contains(err.Error(), `unknown field "bogus"`) {
+		t.Fatalf("got %v, want the unknown field named", err)
+	}
+	cfg, err = LoadConfig(context.Background(), filepath.Join("..", "..", "examples", "homelab"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.RuntimeCRDs) != 1 || cfg.RuntimeCRDs[0].Trigger.Kind != "CDI" || len(cfg.RuntimeCRDs[0].Kinds) != 4 {
+		t.Errorf("examples/homelab/standup.yaml: got %+v, want CDI with its 4 runtime kinds", cfg)
+	}
+}

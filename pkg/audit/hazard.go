@@ -1,0 +1,129 @@
+package audit
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// Code identifies a kind of hazard. Codes are stable: tools may match on them.
+type Code string
+
+// The hazard codes, documented in docs/audit.md.
+const (
+	// CodeSecondOrderSamePass: a kind whose CRD appears only once another
+	// object has been reconciled (a runtime kind's trigger, a chart's
+	// HelmRelease) is applied in the same Kustomization as that object.
+	CodeSecondOrderSamePass Code = "SECOND_ORDER_SAME_PASS"
+	// CodeMissingEdge: a kind's CRD, trigger or HelmRelease comes from a
+	// Kustomization that is not an ancestor through dependsOn, or from none.
+	CodeMissingEdge Code = "MISSING_EDGE"
+	// CodeUnguardedProvider: the ancestor that applies a runtime kind's
+	// trigger or a chart's HelmRelease has neither wait: true nor a health
+	// check on it, so its Ready does not mean the CRD exists.
+	CodeUnguardedProvider Code = "UNGUARDED_PROVIDER"
+	// CodeUnknownKind: no origin was found for a custom kind.
+	CodeUnknownKind Code = "UNKNOWN_KIND"
+	// CodeLiteralSubstitutionToken: a ${VAR} is left in the output of a
+	// Kustomization that declares no postBuild, so it is applied literally.
+	CodeLiteralSubstitutionToken Code = "LITERAL_SUBSTITUTION_TOKEN"
+	// CodeCycle: Kustomizations depend on each other in a circle.
+	CodeCycle Code = "CYCLE"
+	// CodeDanglingDependency: a Kustomization depends on one that does not exist.
+	CodeDanglingDependency Code = "DANGLING_DEPENDENCY"
+)
+
+// Codes returns every hazard code, in the order docs/audit.md lists them.
+func Codes() []Code {
+	return []Code{
+		CodeSecondOrderSamePass, CodeMissingEdge, CodeUnguardedProvider, CodeUnknownKind,
+		CodeLiteralSubstitutionToken, CodeCycle, CodeDanglingDependency,
+	}
+}
+
+// Severity says whether a hazard fails the audit.
+type Severity string
+
+const (
+	// SeverityError fails the audit.
+	SeverityError Severity = "error"
+	// SeverityWarning is reported but does not fail the audit.
+	SeverityWarning Severity = "warning"
+)
+
+// Object names one rendered object.
+type Object struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+// String renders the object as Kind/name or Kind/namespace/name.
+func (o Object) String() string {
+	if o.Namespace == "" {
+		return o.Kind + "/" + o.Name
+	}
+	return o.Kind + "/" + o.Namespace + "/" + o.Name
+}
+
+// Hazard is one finding of the audit.
+type Hazard struct {
+	// Code says what is wrong.
+	Code Code `json:"code"`
+	// Severity is error or warning.
+	Severity Severity `json:"severity"`
+	// Kustomization is the Kustomization that applies Object (for graph
+	// hazards, the Kustomization at fault).
+	Kustomization tiers.ID `json:"kustomization"`
+	// Object is the object at fault.
+	Object Object `json:"object"`
+	// File is the file Object was read from, relative to the repository
+	// root; empty when unknown.
+	File string `json:"file,omitempty"`
+	// Message says what is wrong, naming the objects involved.
+	Message string `json:"message"`
+	// Fix is a one-line repair.
+	Fix string `json:"fix"`
+	// Provider is the Kustomization that applies the CRD, trigger or
+	// HelmRelease Object's kind needs, when there is one.
+	Provider *tiers.ID `json:"provider,omitempty"`
+	// Trigger is the kind whose objects make Object's CRD appear, for
+	// second-order kinds (a HelmRelease for a chart's kinds).
+	Trigger *GroupKind `json:"trigger,omitempty"`
+}
+
+// codeRank orders codes within one Kustomization: the deadlock first.
+func codeRank(c Code) int {
+	if i := slices.Index(Codes(), c); i >= 0 {
+		return i
+	}
+	return len(Codes())
+}
+
+// compareHazards orders hazards: errors first, then by Kustomization, code,
+// object and file, so that the same repository always prints the same report.
+func compareHazards(a, b Hazard) int {
+	if a.Severity != b.Severity {
+		if a.Severity == SeverityError {
+			return -1
+		}
+		return 1
+	}
+	if a.Kustomization != b.Kustomization {
+		if a.Kustomization.Less(b.Kustomization) {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(
+		cmp.Compare(codeRank(a.Code), codeRank(b.Code)),
+		strings.Compare(a.Object.Kind, b.Object.Kind),
+		strings.Compare(a.Object.Namespace, b.Object.Namespace),
+		strings.Compare(a.Object.Name, b.Object.Name),
+		strings.Compare(a.File, b.File),
+		strings.Compare(a.Message, b.Message),
+	)
+}

@@ -1,0 +1,124 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// ks describes one Kustomization of an in-memory render.Result.
+type ks struct {
+	name      string
+	namespace string // default flux-system
+	deps      []string
+	wait      bool
+	// checks are healthChecks entries, "apiVersion Kind namespace/name" or
+	// "apiVersion Kind name".
+	checks    []string
+	postBuild bool
+	// objects are what the Kustomization applies (see obj and crd).
+	objects []*unstructured.Unstructured
+}
+
+// obj makes an object; name is namespace/name or name.
+func obj(apiVersion, kind, name string, fields ...any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	if ns, n, ok := strings.Cut(name, "/"); ok {
+		u.SetNamespace(ns)
+		u.SetName(n)
+	} else {
+		u.SetName(name)
+	}
+	for i := 0; i+1 < len(fields); i += 2 {
+		u.Object[fields[i].(string)] = fields[i+1]
+	}
+	return u
+}
+
+// crd makes the CustomResourceDefinition of group/kind.
+func crd(group, kind string) *unstructured.Unstructured {
+	return obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", strings.ToLower(kind)+"s."+group,
+		"spec", map[string]any{"group": group, "names": map[string]any{"kind": kind}})
+}
+
+// result assembles a render.Result the way render.Load does: every
+// Kustomization is applied by the first, "flux-system".
+func result(kss ...ks) *render.Result {
+	res := &render.Result{Path: "clusters/test", Definitions: map[tiers.ID]render.Manifest{}, Rendered: map[tiers.ID][]render.Manifest{}}
+	for _, k := range kss {
+		if k.namespace == "" {
+			k.namespace = "flux-system"
+		}
+		id := tiers.ID{Kind: "Kustomization", Namespace: k.namespace, Name: k.name}
+		o := flux.Object{Node: tiers.Node{ID: id}, Wait: k.wait, HasHealthChecks: len(k.checks) > 0, File: "clusters/test/" + k.name + ".yaml"}
+		for _, d := range k.deps {
+			dep := tiers.ID{Kind: "Kustomization", Namespace: k.namespace, Name: d}
+			if ns, n, ok := strings.Cut(d, "/"); ok {
+				dep.Namespace, dep.Name = ns, n
+			}
+			o.DependsOn = append(o.DependsOn, tiers.Dependency{ID: dep})
+		}
+		res.Objects = append(res.Objects, o)
+		res.Definitions[id] = render.Manifest{Object: definition(k), File: o.File}
+		var out []render.Manifest
+		for _, u := range k.objects {
+			out = append(out, render.Manifest{Object: u, File: fmt.Sprintf("%s/%s-%s.yaml", k.name, strings.ToLower(u.GetKind()), u.GetName())})
+		}
+		res.Rendered[id] = out
+	}
+	return res
+}
+
+// definition is the Kustomization object of k.
+func definition(k ks) *unstructured.Unstructured {
+	spec := map[string]any{"path": "./" + k.name, "wait": k.wait}
+	if k.postBuild {
+		spec["postBuild"] = map[string]any{"substitute": map[string]any{"X": "y"}}
+	}
+	var checks []any
+	for _, c := range k.checks {
+		f := strings.Fields(c)
+		ref := map[string]any{"apiVersion": f[0], "kind": f[1], "name": f[2]}
+		if ns, n, ok := strings.Cut(f[2], "/"); ok {
+			ref["namespace"], ref["name"] = ns, n
+		}
+		checks = append(checks, ref)
+	}
+	if checks != nil {
+		spec["healthChecks"] = checks
+	}
+	u := obj("kustomize.toolkit.fluxcd.io/v1", "Kustomization", k.namespace+"/"+k.name, "spec", spec)
+	return u
+}
+
+// cdiConfig is examples/homelab's standup.yaml, plus a chart.
+var cdiConfig = &Config{
+	RuntimeCRDs: []RuntimeCRD{{
+		Trigger: GroupKind{Group: "cdi.kubevirt.io", Kind: "CDI"},
+		Kinds:   []GroupKind{{Group: "cdi.kubevirt.io", Kind: "StorageProfile"}, {Group: "cdi.kubevirt.io", Kind: "DataVolume"}},
+	}},
+	ChartCRDs: []ChartCRD{{
+		HelmRelease: NamespacedName{Namespace: "cert-manager", Name: "cert-manager"},
+		Kinds:       []GroupKind{{Group: "cert-manager.io", Kind: "ClusterIssuer"}},
+	}},
+}
+
+// Shorthands for the objects of the tests.
+var (
+	cdiCR    = func() *unstructured.Unstructured { return obj("cdi.kubevirt.io/v1beta1", "CDI", "cdi") }
+	profile  = func(name string) *unstructured.Unstructured { return obj("cdi.kubevirt.io/v1beta1", "StorageProfile", name) }
+	volume   = func() *unstructured.Unstructured { return obj("cdi.kubevirt.io/v1beta1", "DataVolume", "vms/disk") }
+	release  = func() *unstructured.Unstructured { return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager/cert-manager") }
+	issuer   = func() *unstructured.Unstructured { return obj("cert-manager.io/v1", "ClusterIssuer", "letsencrypt") }
+	widget   = func() *unstructured.Unstructured { return obj("example.com/v1", "Widget", "default/w") }
+	cmap     = func(data map[string]any) *unstructured.Unstructured { return obj("v1", "ConfigMap", "default/cm", "data", data) }
+	cdiCRD   = func() *unstructured.Unstructured { return crd("cdi.kubevirt.io", "CDI") }
+	widgetCR = func() *unstructured.Unstructured { return crd("example.com", "Widget") }
+)

@@ -1,0 +1,146 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+const (
+	crdGroup = "apiextensions.k8s.io"
+	crdKind  = "CustomResourceDefinition"
+	hrGroup  = "helm.toolkit.fluxcd.io"
+	hrKind   = "HelmRelease"
+)
+
+// placed is one rendered object and the Kustomization that applies it.
+type placed struct {
+	ks   tiers.ID
+	obj  Object
+	file string
+}
+
+// index holds what the audit looks up while it classifies kinds: who applies
+// each CRD, each trigger object and each HelmRelease, and what the
+// Kustomizations and standup.yaml say.
+type index struct {
+	res  *render.Result
+	objs map[tiers.ID]flux.Object
+	// order lists the rendered Kustomizations, sorted.
+	order []tiers.ID
+	// crds maps a kind to the CRDs defining it, by Kustomization order.
+	crds map[GroupKind][]placed
+	// triggers maps a trigger kind to the objects of that kind.
+	triggers map[GroupKind][]placed
+	// releases maps a HelmRelease to where it is applied.
+	releases map[NamespacedName][]placed
+	// runtime maps a runtime kind to its trigger kind.
+	runtime map[GroupKind]GroupKind
+	// charts maps a chart kind to its HelmRelease.
+	charts map[GroupKind]NamespacedName
+	graph  *ancestry
+}
+
+// newIndex indexes res and cfg.
+func newIndex(res *render.Result, cfg *Config) *index {
+	ix := &index{
+		res:      res,
+		objs:     make(map[tiers.ID]flux.Object, len(res.Objects)),
+		crds:     map[GroupKind][]placed{},
+		triggers: map[GroupKind][]placed{},
+		releases: map[NamespacedName][]placed{},
+		runtime:  map[GroupKind]GroupKind{},
+		charts:   map[GroupKind]NamespacedName{},
+		graph:    newAncestry(res.Objects),
+	}
+	for _, o := range res.Objects {
+		ix.objs[o.ID] = o
+	}
+	for _, r := range cfg.RuntimeCRDs {
+		ix.triggers[r.Trigger] = nil
+		for _, gk := range r.Kinds {
+			ix.runtime[gk] = r.Trigger
+		}
+	}
+	for _, c := range cfg.ChartCRDs {
+		for _, gk := range c.Kinds {
+			ix.charts[gk] = c.HelmRelease
+		}
+	}
+	for id := range res.Rendered {
+		ix.order = append(ix.order, id)
+	}
+	slices.SortFunc(ix.order, compareIDs)
+	for _, id := range ix.order {
+		for _, m := range res.Rendered[id] {
+			ix.add(id, m)
+		}
+	}
+	return ix
+}
+
+// add indexes one rendered object of Kustomization ks.
+func (ix *index) add(ks tiers.ID, m render.Manifest) {
+	gk := groupKindOf(m.Object)
+	p := placed{ks: ks, obj: objectOf(m.Object), file: m.File}
+	switch gk {
+	case GroupKind{Group: crdGroup, Kind: crdKind}:
+		group, _, _ := unstructured.NestedString(m.Object.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(m.Object.Object, "spec", "names", "kind")
+		defined := GroupKind{Group: group, Kind: kind}
+		ix.crds[defined] = append(ix.crds[defined], p)
+	case GroupKind{Group: hrGroup, Kind: hrKind}:
+		nn := NamespacedName{Namespace: p.obj.Namespace, Name: p.obj.Name}
+		ix.releases[nn] = append(ix.releases[nn], p)
+	}
+	if _, ok := ix.triggers[gk]; ok {
+		ix.triggers[gk] = append(ix.triggers[gk], p)
+	}
+}
+
+// groupKindOf returns the group and kind of u.
+func groupKindOf(u *unstructured.Unstructured) GroupKind {
+	return GroupKind{Group: groupOf(u.GetAPIVersion()), Kind: u.GetKind()}
+}
+
+// groupOf returns the group of an apiVersion ("" for v1).
+func groupOf(apiVersion string) string {
+	gv, _ := schema.ParseGroupVersion(apiVersion)
+	return gv.Group
+}
+
+// nestedSlice is unstructured.NestedSlice, without its deep copy.
+func nestedSlice(obj map[string]any, fields ...string) ([]any, bool, error) {
+	v, found, err := unstructured.NestedFieldNoCopy(obj, fields...)
+	if !found || err != nil {
+		return nil, found, err
+	}
+	s, ok := v.([]any)
+	if !ok {
+		return nil, true, fmt.Errorf("%v accessor error: %v is of the type %T, expected []any", fields, v, v)
+	}
+	return s, true, nil
+}
+
+// objectOf names u.
+func objectOf(u *unstructured.Unstructured) Object {
+	return Object{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// compareIDs is the three-way form of tiers.ID.Less.
+func compareIDs(a, b tiers.ID) int {
+	switch {
+	case a == b:
+		return 0
+	case a.Less(b):
+		return -1
+	default:
+		return 1
+	}
+}

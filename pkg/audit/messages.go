@@ -1,0 +1,94 @@
+package audit
+
+import (
+	"fmt"
+
+	"github.com/kubestandup/standup/pkg/render"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+const configFile = render.ConfigFile
+
+// kindHazard builds the hazard v.code for one object p of kind gk.
+func kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
+	h := Hazard{Code: v.code, Severity: SeverityError, Kustomization: p.ks, Object: p.obj, File: p.file, Trigger: v.trigger}
+	if v.provider != nil {
+		provider := v.provider.ks
+		h.Provider = &provider
+	}
+	switch v.code {
+	case CodeSecondOrderSamePass:
+		h.Message, h.Fix = samePassText(v, gk, p)
+	case CodeMissingEdge:
+		h.Message, h.Fix = missingEdgeText(v, gk, p)
+	case CodeUnguardedProvider:
+		h.Severity = SeverityWarning
+		h.Message, h.Fix = unguardedText(v, gk)
+	case CodeUnknownKind:
+		if opts.AllowUnknownKinds {
+			h.Severity = SeverityWarning
+		}
+		h.Message = fmt.Sprintf("no origin found for %s: it is not built in, no Kustomization in the repository applies its CRD, and %s does not declare it", gk, configFile)
+		h.Fix = fmt.Sprintf("apply its CRD in an ancestor of %s, or declare it in %s (runtimeCRDs or chartCRDs)", p.ks, configFile)
+	}
+	return h
+}
+
+// cause says what makes gk's CRD appear.
+func cause(v verdict, gk GroupKind) string {
+	if v.origin == OriginChart {
+		return fmt.Sprintf("%s's CRD is installed by the chart of a HelmRelease", gk)
+	}
+	return fmt.Sprintf("%s's CRD is created at runtime, once a %s is reconciled", gk, v.trigger.Kind)
+}
+
+func samePassText(v verdict, gk GroupKind, p placed) (string, string) {
+	src := v.provider
+	msg := fmt.Sprintf("%s, and %s applies it in the same pass as %s (%s): the dry-run fails on the unknown kind, so the %s is never applied and the pass never converges",
+		cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), src.obj.Kind)
+	fix := fmt.Sprintf("move %s to its own Kustomization with dependsOn %s; %s needs wait: true (or a health check on %s)",
+		p.obj, p.ks.Name, p.ks.Name, src.obj)
+	return msg, fix
+}
+
+func missingEdgeText(v verdict, gk GroupKind, p placed) (string, string) {
+	src := v.provider
+	switch {
+	case v.origin == OriginUnordered:
+		return fmt.Sprintf("the CRD of %s is applied by %s (%s), which is not an ancestor of %s: on a cold cluster the kind may not exist yet",
+				gk, src.ks, fileOrUnknown(src.file), p.ks),
+			fmt.Sprintf("add dependsOn %s to %s", depRef(p.ks, src.ks), p.ks)
+	case src == nil && v.origin == OriginChart:
+		return fmt.Sprintf("%s, and no Kustomization of the repository applies that HelmRelease", cause(v, gk)),
+			fmt.Sprintf("apply the HelmRelease in an ancestor of %s, or correct chartCRDs in %s", p.ks, configFile)
+	case src == nil:
+		return fmt.Sprintf("%s, and no Kustomization of the repository applies a %s", cause(v, gk), v.trigger.Kind),
+			fmt.Sprintf("apply a %s in an ancestor of %s, or correct runtimeCRDs in %s", v.trigger.Kind, p.ks, configFile)
+	}
+	return fmt.Sprintf("%s; %s applies %s (%s) but is not an ancestor of %s: on a cold cluster the kind may not exist yet",
+			cause(v, gk), src.ks, src.obj, fileOrUnknown(src.file), p.ks),
+		fmt.Sprintf("add dependsOn %s to %s", depRef(p.ks, src.ks), p.ks)
+}
+
+func unguardedText(v verdict, gk GroupKind) (string, string) {
+	src := v.provider
+	return fmt.Sprintf("%s; the ancestor %s applies %s (%s) but has neither wait: true nor a health check on it, so it turns Ready before the CRD exists",
+			cause(v, gk), src.ks, src.obj, fileOrUnknown(src.file)),
+		fmt.Sprintf("set wait: true on %s, or add a health check on %s", src.ks, src.obj)
+}
+
+// depRef names to as a dependsOn entry of from would: by name within a
+// namespace, namespace/name across namespaces.
+func depRef(from, to tiers.ID) string {
+	if from.Namespace == to.Namespace {
+		return to.Name
+	}
+	return to.NamespacedName()
+}
+
+func fileOrUnknown(file string) string {
+	if file == "" {
+		return "file unknown"
+	}
+	return file
+}

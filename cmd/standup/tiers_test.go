@@ -52,6 +52,30 @@ func TestTiersOfflineGolden(t *testing.T) {
 	}
 }
 
+func TestTiersOfflineHelmReleasesGolden(t *testing.T) {
+	for _, format := range []string{"table", "json", "yaml", "dot", "mermaid", "shell"} {
+		t.Run(format, func(t *testing.T) {
+			out, errOut, code := runOffline(t, "tiers", "--path", "../../examples/helm/clusters/prod", "--kinds", "Kustomization,HelmRelease", "-o", format, "--no-color")
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, hr := range []string{"cert-manager", "ingress-nginx", "podinfo"} {
+				if !strings.Contains(out, hr) {
+					t.Errorf("%s output lacks HelmRelease %s", format, hr)
+				}
+			}
+			golden(t, "helm-prod."+format, out)
+		})
+	}
+}
+
+func TestResumeRefusesHelmReleases(t *testing.T) {
+	_, errOut, code := runOffline(t, "resume", "--kinds", "HelmRelease")
+	if code != ExitUsage || !strings.Contains(errOut, "HelmRelease") {
+		t.Fatalf("exit %d, stderr %q: want a usage error saying HelmReleases are not walked", code, errOut)
+	}
+}
+
 func TestTiersOfflineErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) {

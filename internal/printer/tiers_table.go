@@ -61,6 +61,10 @@ func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
 		reason = cell{text: "external: no object", style: &st.Dim}
 	case stateOffline:
 		path = cell{text: n.Path, style: &st.Dim}
+		if n.Path == "" && n.AppliedBy != nil {
+			// A HelmRelease has no path: show the Kustomization that applies it.
+			path.text = "via " + n.AppliedBy.Namespace + "/" + n.AppliedBy.Name
+		}
 	default:
 		mark = cell{text: state.mark(), style: stateStyle(state, st)}
 		if n.Ready != nil {

@@ -1,0 +1,117 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubestandup/standup/pkg/audit"
+)
+
+// Output formats of PrintAudit besides FormatJSON.
+const (
+	// FormatText is the human report: hazards grouped by Kustomization,
+	// errors first, and a summary line.
+	FormatText = "text"
+	// FormatSARIF is SARIF 2.1.0, for code-scanning UIs.
+	FormatSARIF = "sarif"
+)
+
+// AuditOptions controls how PrintAudit renders.
+type AuditOptions struct {
+	Options
+	// ToolVersion is standup's version, written into SARIF's tool.driver.
+	ToolVersion string
+}
+
+// AuditFormats returns the formats PrintAudit accepts, default first.
+func AuditFormats() []string {
+	return []string{FormatText, FormatJSON, FormatSARIF}
+}
+
+// PrintAudit writes r to w in the given format, one of AuditFormats. The
+// output is rendered completely before anything is written, so a failure
+// leaves w untouched.
+func PrintAudit(w io.Writer, format string, r *audit.Report, opts AuditOptions) error {
+	var buf strings.Builder
+	var err error
+	switch format {
+	case FormatText:
+		writeAuditText(&buf, r, NewStyles(w, opts.Color))
+	case FormatJSON:
+		err = writeAuditJSON(&buf, r)
+	case FormatSARIF:
+		err = writeAuditSARIF(&buf, r, opts.ToolVersion)
+	default:
+		return fmt.Errorf("unknown output format %q (want one of: %s)", format, strings.Join(AuditFormats(), ", "))
+	}
+	if err != nil {
+		return fmt.Errorf("audit %s output: %w", format, err)
+	}
+	if _, err := io.WriteString(w, buf.String()); err != nil {
+		return fmt.Errorf("writing audit %s output: %w", format, err)
+	}
+	return nil
+}
+
+// writeAuditText writes the human report. Hazards come sorted errors first,
+// then by Kustomization; a Kustomization heads each run of its hazards.
+func writeAuditText(b *strings.Builder, r *audit.Report, st Styles) {
+	var section audit.Severity
+	var group string
+	for _, h := range r.Hazards {
+		if h.Severity != section {
+			if section != "" {
+				b.WriteString("\n")
+			}
+			section, group = h.Severity, ""
+			title := "Errors"
+			if section == audit.SeverityWarning {
+				title = "Warnings"
+			}
+			fmt.Fprintf(b, "%s (%d)\n", st.Header.Render(title), r.Count(section))
+		}
+		if ks := h.Kustomization.NamespacedName(); ks != group {
+			group = ks
+			fmt.Fprintf(b, "\n  %s %s\n", h.Kustomization.Kind, st.TierHeader.Render(ks))
+		}
+		writeHazard(b, h, st)
+	}
+	if len(r.Hazards) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString(auditSummary(r, st))
+}
+
+func writeHazard(b *strings.Builder, h audit.Hazard, st Styles) {
+	mark, style := "✗", st.Fail
+	if h.Severity == audit.SeverityWarning {
+		mark, style = "!", st.Warning
+	}
+	where := ""
+	if h.File != "" {
+		where = "  " + st.Dim.Render(h.File)
+	}
+	fmt.Fprintf(b, "    %s %s  %s%s\n", style.Render(mark), style.Render(string(h.Code)), h.Object, where)
+	fmt.Fprintf(b, "      %s\n", h.Message)
+	fmt.Fprintf(b, "      %s %s\n", st.Dim.Render("fix:"), h.Fix)
+}
+
+// auditSummary is the last line: the verdict and the counts.
+func auditSummary(r *audit.Report, st Styles) string {
+	scope := fmt.Sprintf("%s in %d Kustomizations, %d objects (%s)",
+		plural(r.Count(audit.SeverityWarning), "warning"), r.Kustomizations, r.Objects, r.Path)
+	switch {
+	case r.Count(audit.SeverityError) > 0:
+		return fmt.Sprintf("%s %s, %s\n", st.Fail.Render("✗"), plural(r.Count(audit.SeverityError), "error"), scope)
+	default:
+		return fmt.Sprintf("%s 0 errors, %s\n", st.OK.Render("✓"), scope)
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

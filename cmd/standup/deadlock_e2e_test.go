@@ -30,7 +30,12 @@ const (
 // plus extra controller args.
 func seedCluster(t *testing.T, repo string, controllerArgs ...string) *testenv.World {
 	t.Helper()
-	w := testenv.New(t, testenv.Options{ControllerArgs: controllerArgs})
+	return seedClusterWith(t, repo, testenv.Options{ControllerArgs: controllerArgs})
+}
+
+func seedClusterWith(t *testing.T, repo string, opts testenv.Options) *testenv.World {
+	t.Helper()
+	w := testenv.New(t, opts)
 	ctx := context.Background()
 	if err := w.CreateNamespace(ctx, "flux-system"); err != nil {
 		t.Fatal(err)
@@ -84,8 +89,16 @@ func crdNames(t *testing.T, w *testenv.World) map[string]string {
 	return out
 }
 
+// TestResumeRepairsSeedDeadlock runs against every kustomize-controller
+// release of the matrix (testenv.Releases).
 func TestResumeRepairsSeedDeadlock(t *testing.T) {
-	w := seedCluster(t, deadlockRepo)
+	for _, release := range testenv.Releases() {
+		t.Run(release, func(t *testing.T) { testResumeRepairsSeedDeadlock(t, release) })
+	}
+}
+
+func testResumeRepairsSeedDeadlock(t *testing.T, release string) {
+	w := seedClusterWith(t, deadlockRepo, testenv.Options{}.ForRelease(release))
 	res := runCLI(t, w, "resume", "--crds", seedBundle, "-o", "json")
 	if res.Code != ExitOK {
 		t.Fatalf("exit %d: %v", res.Code, res.Err)
@@ -164,7 +177,7 @@ func TestResumeRepairsSeedDeadlock(t *testing.T) {
 	}
 
 	// That capture, used as the bundle on a fresh stuck cluster, repairs it.
-	fresh := seedCluster(t, deadlockRepo, "--requeue-dependency=2s")
+	fresh := seedClusterWith(t, deadlockRepo, testenv.Options{ControllerArgs: []string{"--requeue-dependency=2s"}}.ForRelease(release))
 	stuck(t, fresh)
 	repair := runCLI(t, fresh, "crds", "--crds", captured)
 	if repair.Code != ExitOK {

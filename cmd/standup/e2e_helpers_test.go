@@ -73,7 +73,13 @@ func summaryOf(t *testing.T, evs []wait.Event) wait.Summary {
 // world starts a fresh world publishing testdata/tree as GitRepository ns/repo.
 func world(t *testing.T, namespaces ...string) *testenv.World {
 	t.Helper()
-	w := testenv.New(t, testenv.Options{})
+	return worldWith(t, testenv.Options{}, namespaces...)
+}
+
+// worldWith starts a fresh world with opts (e.g. another controller release).
+func worldWith(t *testing.T, opts testenv.Options, namespaces ...string) *testenv.World {
+	t.Helper()
+	w := testenv.New(t, opts)
 	ctx := context.Background()
 	for _, ns := range namespaces {
 		if err := w.CreateNamespace(ctx, ns); err != nil {

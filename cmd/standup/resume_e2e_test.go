@@ -59,9 +59,17 @@ func targetNamespaces(kss []testenv.KS) []string {
 	return out
 }
 
+// TestResumeConvergesSuspendedGraphInDependencyOrder runs against every
+// kustomize-controller release of the matrix (testenv.Releases).
 func TestResumeConvergesSuspendedGraphInDependencyOrder(t *testing.T) {
+	for _, release := range testenv.Releases() {
+		t.Run(release, func(t *testing.T) { testResumeConverges(t, release) })
+	}
+}
+
+func testResumeConverges(t *testing.T, release string) {
 	graph := graphOf8(true)
-	w := world(t, append([]string{"infra", "apps"}, targetNamespaces(graph)...)...)
+	w := worldWith(t, testenv.Options{}.ForRelease(release), append([]string{"infra", "apps"}, targetNamespaces(graph)...)...)
 	publish(t, w, "infra", "testdata/tree")
 	create(t, w, graph...)
 

@@ -94,8 +94,12 @@ func Start(ctx context.Context, opts Options) (w *World, err error) {
 	if opts.NoController {
 		return w, nil
 	}
+	binary := filepath.Join(assets, orDefault(opts.ControllerBinary, "kustomize-controller"))
+	if _, err := os.Stat(binary); err != nil {
+		return nil, fmt.Errorf("test world: %s missing (scripts/test.sh builds the release matrix; run it, or EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS=... scripts/testenv.sh): %w", filepath.Base(binary), err)
+	}
 	w.Controller = &Controller{
-		Binary:     filepath.Join(assets, orDefault(opts.ControllerBinary, "kustomize-controller")),
+		Binary:     binary,
 		Kubeconfig: w.Kubeconfig,
 		Dir:        filepath.Join(dir, "controller"),
 		Args:       opts.ControllerArgs,

@@ -111,6 +111,11 @@ func testResumeConverges(t *testing.T, release string) {
 	}
 	if s.Mutations > 2*len(graph) {
 		t.Errorf("%d mutations for %d Kustomizations; want at most 2 each", s.Mutations, len(graph))
+		for _, e := range evs {
+			if e.Type == wait.EventAction || e.Reason == "DependencyNotReady" {
+				t.Logf("%s %s %s %s: %s", e.Time.Format("15:04:05.000"), e.Type, e.Node, e.Reason, e.Message)
+			}
+		}
 	}
 
 	// A re-run on the converged graph touches nothing: no resourceVersion moves.

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -88,23 +91,21 @@ func (b *inbox) drain() []observation {
 // invalid. It returns the summary; the error is non-nil for a cycle, a
 // failed mutation, or cancellation.
 func (l *Loop) Run(ctx context.Context) (Summary, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	box := &inbox{signal: make(chan struct{}, 1)}
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(l.Dynamic, l.Resync, l.Namespace, nil)
 	clusterFactory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
-	watch := func(f dynamicinformer.DynamicSharedInformerFactory, gvr schema.GroupVersionResource) toolscache.SharedIndexInformer {
-		inf := f.ForResource(gvr).Informer()
-		_, _ = inf.AddEventHandler(handler(gvr, box))
-		return inf
-	}
 	syncs := []toolscache.InformerSynced{
-		watch(factory, kustomizationsGVR).HasSynced,
-		watch(clusterFactory, crdsGVR).HasSynced,
+		watchInto(factory, kustomizationsGVR, box, cancel).HasSynced,
+		watchInto(clusterFactory, crdsGVR, box, cancel).HasSynced,
 	}
 	factory.Start(ctx.Done())
 	clusterFactory.Start(ctx.Done())
 	if !toolscache.WaitForCacheSync(ctx.Done(), syncs...) {
+		if err := raised(ctx); err != nil {
+			return Summary{}, err
+		}
 		return Summary{}, fmt.Errorf("initial list of Kustomizations and CRDs did not complete: %w", context.Cause(ctx))
 	}
 	watchedSources := map[string]bool{}
@@ -119,7 +120,10 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 			for _, o := range items {
 				l.observe(w, o)
 				if o.gvr == kustomizationsGVR && !o.deleted {
-					if err := l.watchSource(ctx, sourceFactory, box, watchedSources, o.obj); err != nil {
+					if err := l.watchSource(ctx, sourceFactory, box, cancel, watchedSources, o.obj); err != nil {
+						if fatal := raised(ctx); fatal != nil {
+							return w.Summary(time.Now(), false), fatal
+						}
 						return w.Summary(time.Now(), true), err
 					}
 				}
@@ -133,6 +137,9 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		l.emit(events)
 		for _, a := range actions {
 			res := l.perform(ctx, a)
+			if fatal := raised(ctx); fatal != nil {
+				return w.Summary(time.Now(), false), fatal
+			}
 			if res.Err != nil && a.Kind == ActionReconcile {
 				return w.Summary(time.Now(), false), res.Err
 			}
@@ -148,6 +155,9 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		resetTimer(timer, next)
 		select {
 		case <-ctx.Done():
+			if fatal := raised(ctx); fatal != nil {
+				return w.Summary(time.Now(), false), fatal
+			}
 			return w.Summary(time.Now(), true), ctx.Err()
 		case <-box.signal:
 		case <-timer.C:
@@ -167,6 +177,55 @@ func resetTimer(t *time.Timer, next time.Time) {
 		}
 	}
 	t.Reset(max(d, 0))
+}
+
+// watchInto starts watching gvr on f, feeding box; a watch the API server
+// refuses for good ends the walk through stop.
+func watchInto(f dynamicinformer.DynamicSharedInformerFactory, gvr schema.GroupVersionResource, box *inbox, stop context.CancelCauseFunc) toolscache.SharedIndexInformer {
+	inf := f.ForResource(gvr).Informer()
+	_, _ = inf.AddEventHandler(handler(gvr, box))
+	_ = inf.SetWatchErrorHandlerWithContext(refusalHandler(gvr, stop))
+	return inf
+}
+
+// refusalHandler stops the walk when the API server refuses an informer's
+// list or watch (403 Forbidden, 401 Unauthorized) twice in a row. client-go
+// retries those forever: a refused list would hang the initial sync, and a
+// refused watch would leave the walk blind. One refusal is let pass, as a
+// restarting API server may refuse before its authorizer has synced. Every
+// other error (unreachable, 410 Gone) keeps client-go's retry and re-list.
+func refusalHandler(gvr schema.GroupVersionResource, stop context.CancelCauseFunc) toolscache.WatchErrorHandlerWithContext {
+	var refusals atomic.Int32
+	return func(ctx context.Context, r *toolscache.Reflector, err error) {
+		if !apierrors.IsForbidden(err) && !apierrors.IsUnauthorized(err) {
+			refusals.Store(0)
+			toolscache.DefaultWatchErrorHandler(ctx, r, err)
+			return
+		}
+		if refusals.Add(1) >= 2 {
+			verb := "watch"
+			if strings.Contains(err.Error(), "failed to list") {
+				verb = "list"
+			}
+			stop(&refusedError{err: kube.Explain(err, verb, gvr.GroupResource().String())})
+		}
+	}
+}
+
+// refusedError marks the cause of a walk the API server refused to serve.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// raised returns the error that ended the walk from within (a refused
+// watch), or nil when ctx is live or the caller cancelled it.
+func raised(ctx context.Context) error {
+	var refused *refusedError
+	if errors.As(context.Cause(ctx), &refused) {
+		return refused.err
+	}
+	return nil
 }
 
 func handler(gvr schema.GroupVersionResource, box *inbox) toolscache.ResourceEventHandler {
@@ -221,15 +280,14 @@ func (l *Loop) observe(w *Walker, o observation) {
 // watchSource starts a watch on a source kind the first time a
 // Kustomization references it (unreferenced kinds are never listed), and
 // waits for its initial list.
-func (l *Loop) watchSource(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory, box *inbox, started map[string]bool, obj *unstructured.Unstructured) error {
+func (l *Loop) watchSource(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory, box *inbox, stop context.CancelCauseFunc, started map[string]bool, obj *unstructured.Unstructured) error {
 	kind, _, _ := unstructured.NestedString(obj.Object, "spec", "sourceRef", "kind")
 	gvr, ok := sourceGVRs[kind]
 	if !ok || started[kind] {
 		return nil
 	}
 	started[kind] = true
-	inf := f.ForResource(gvr).Informer()
-	_, _ = inf.AddEventHandler(handler(gvr, box))
+	inf := watchInto(f, gvr, box, stop)
 	f.Start(ctx.Done())
 	if !toolscache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return fmt.Errorf("initial list of %s did not complete: %w", gvr.GroupResource(), context.Cause(ctx))

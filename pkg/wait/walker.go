@@ -61,6 +61,7 @@ type nodeState struct {
 	remedied  bool
 	applied   []string // CRDs a pre-apply created, awaited before the next request
 	retryAt   time.Time
+	retries   int // re-requests after DependencyNotReady, for backoff
 	timedOut  bool
 	deadlock  bool
 	wake      time.Time // when the node asked to be looked at again
@@ -406,10 +407,12 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 		return w.onDeadlock(now, id, obj, st)
 	}
 	if obj.Ready != nil && obj.Ready.Reason == meta.DependencyNotReadyReason {
-		// Our view of the dependencies is ahead of the controller's cache:
-		// ask again shortly rather than wait for its 30 s re-check.
+		// Our view of the dependencies is ahead of the controller's: ask
+		// again shortly rather than wait for its 30 s re-check, backing off
+		// so a lagging controller costs few writes.
 		if st.retryAt.IsZero() {
-			st.retryAt = now.Add(w.opts.RequeueAfter)
+			st.retryAt = now.Add(min(w.opts.RequeueAfter<<st.retries, 30*time.Second))
+			st.retries++
 		}
 		if now.Before(st.retryAt) {
 			return nil, st.retryAt

@@ -25,7 +25,7 @@ func currentVersion() versionInfo {
 	return versionInfo{
 		Version:             version,
 		FluxAPIs:            []string{kustomizev1.GroupVersion.String(), sourcev1.GroupVersion.String()},
-		KustomizeController: "v1.9.6 (Flux v2.9)",
+		KustomizeController: "v1.7.3 to v1.9.6 (Flux v2.7 to v2.9)",
 	}
 }
 

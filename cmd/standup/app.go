@@ -104,6 +104,7 @@ func Run(ctx context.Context, args []string, streams Streams) error {
 			tiersCommand(streams),
 			resumeCommand(streams),
 			crdsCommand(streams),
+			auditCommand(streams),
 			checkCommand(streams),
 		},
 	}

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
-	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	"github.com/urfave/cli/v2"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -176,7 +174,7 @@ func printCheck(w io.Writer, r checkReport, st printer.Styles) {
 				itemMark = st.OK.Render("✔")
 			}
 			head := ""
-			if it.Object != nil {
+			if it.Object != nil && it.Diagnosis == nil { // a diagnosis names its Kustomization itself
 				head = it.Object.String() + ": "
 			}
 			fmt.Fprintf(w, "  %s %s\n", itemMark, wrapText(head+it.Message, "    ", 100))
@@ -187,7 +185,7 @@ func printCheck(w io.Writer, r checkReport, st printer.Styles) {
 	}
 }
 
-// wrap breaks s into lines of at most width columns at spaces; lines after
+// wrapText breaks s into lines of at most width columns at spaces; lines after
 // the first are indented. Words longer than width stay whole.
 func wrapText(s, indent string, width int) string {
 	var b strings.Builder

@@ -197,7 +197,7 @@ func checkBundle(f checkFacts) checkResult {
 	for _, e := range f.Bundle.All() {
 		names = append(names, e.CRD.Name)
 	}
-	return newCheckResult("bundle", checkPass, fmt.Sprintf("bundle: %s holds %d valid CRDs (%s)", f.BundleDir, f.Bundle.Len(), strings.Join(names, ", ")), nil)
+	return newCheckResult("bundle", checkPass, fmt.Sprintf("bundle: %s holds %s, valid (%s)", f.BundleDir, checkCount(f.Bundle.Len(), "CRD"), strings.Join(names, ", ")), nil)
 }
 
 // checkDryRun finds Kustomizations stuck on a dry-run of a kind whose CRD
@@ -216,7 +216,7 @@ func checkDryRun(f checkFacts) (checkResult, map[tiers.ID]bool) {
 		items = append(items, checkItem{Object: &id, Message: d.String(), Diagnosis: &d})
 	}
 	if len(items) > 0 {
-		return newCheckResult("dry-run", checkFail, fmt.Sprintf("dry-run: %d Kustomizations stuck on a dry-run of a missing kind", len(items)), items), stuck
+		return newCheckResult("dry-run", checkFail, fmt.Sprintf("dry-run: %s stuck on a dry-run of a missing kind", checkCount(len(items), "Kustomization")), items), stuck
 	}
 	return newCheckResult("dry-run", checkPass, "dry-run: no Kustomization is stuck on a missing kind", nil), stuck
 }
@@ -230,13 +230,14 @@ func checkSuspended(objs []flux.Object) checkResult {
 		}
 	}
 	if len(items) > 0 {
-		return newCheckResult("suspended", checkFail, fmt.Sprintf("suspended: %d Kustomizations suspended", len(items)), items)
+		return newCheckResult("suspended", checkFail, fmt.Sprintf("suspended: %s suspended", checkCount(len(items), "Kustomization")), items)
 	}
 	return newCheckResult("suspended", checkPass, "suspended: none", nil)
 }
 
 // checkKustomizations lists every Kustomization not Ready that no earlier
-// check named already (suspended or stuck).
+// check named already (suspended or stuck); it fails only on those, since
+// the earlier checks fail on theirs.
 func checkKustomizations(objs []flux.Object, stuck map[tiers.ID]bool) checkResult {
 	var items []checkItem
 	ready := 0
@@ -252,7 +253,10 @@ func checkKustomizations(objs []flux.Object, stuck map[tiers.ID]bool) checkResul
 		}
 	}
 	summary := fmt.Sprintf("kustomizations: %d of %d Ready", ready, len(objs))
-	return newCheckResult("kustomizations", checkVerdict(ready == len(objs)), summary, items)
+	if others := len(objs) - ready - len(items); others > 0 {
+		summary += fmt.Sprintf(" (%d more listed above)", others)
+	}
+	return newCheckResult("kustomizations", checkVerdict(len(items) == 0), summary, items)
 }
 
 func checkStatusLine(st wait.Status) string {
@@ -292,7 +296,7 @@ func checkReady(f checkFacts, names []string) checkResult {
 			bad++
 		}
 	}
-	summary := fmt.Sprintf("ready: %d of %d named Kustomizations Ready at their source's revision", len(items)-bad, len(items))
+	summary := fmt.Sprintf("ready: %d of %d named Ready at their source's current revision", len(items)-bad, len(items))
 	return newCheckResult("ready", checkVerdict(bad == 0), summary, items)
 }
 
@@ -323,4 +327,12 @@ func checkSortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// checkCount renders n and noun, with an s when n is not 1.
+func checkCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

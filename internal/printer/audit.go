@@ -99,19 +99,12 @@ func writeHazard(b *strings.Builder, h audit.Hazard, st Styles) {
 
 // auditSummary is the last line: the verdict and the counts.
 func auditSummary(r *audit.Report, st Styles) string {
-	scope := fmt.Sprintf("%s in %d Kustomizations, %d objects (%s)",
-		plural(r.Count(audit.SeverityWarning), "warning"), r.Kustomizations, r.Objects, r.Path)
+	scope := fmt.Sprintf("%s in %s, %s (%s)", plural(r.Warnings(), "warning"),
+		plural(r.Kustomizations, "Kustomization"), plural(r.Objects, "object"), r.Path)
 	switch {
-	case r.Count(audit.SeverityError) > 0:
-		return fmt.Sprintf("%s %s, %s\n", st.Fail.Render("✗"), plural(r.Count(audit.SeverityError), "error"), scope)
+	case r.Errors() > 0:
+		return fmt.Sprintf("%s %s, %s\n", st.Fail.Render("✗"), plural(r.Errors(), "error"), scope)
 	default:
 		return fmt.Sprintf("%s 0 errors, %s\n", st.OK.Render("✓"), scope)
 	}
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -62,7 +62,7 @@ func Scheme() (*runtime.Scheme, error) {
 }
 
 // Start starts a new world. The caller must call Stop.
-func Start(ctx context.Context, opts Options) (w *World, err error) {
+func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	assets, err := AssetsDir()
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func Start(ctx context.Context, opts Options) (w *World, err error) {
 		return nil, fmt.Errorf("test world: %w", err)
 	}
 	wctx, cancel := context.WithCancel(context.Background())
-	w = &World{Dir: dir, Assets: assets, ctx: wctx, cancel: cancel}
+	w := &World{Dir: dir, Assets: assets, ctx: wctx, cancel: cancel}
 	defer func() {
 		if err != nil {
 			w.Stop()

@@ -32,12 +32,13 @@ type Report struct {
 }
 
 // Errors counts the hazards of severity error.
-func (r *Report) Errors() int { return r.count(SeverityError) }
+func (r *Report) Errors() int { return r.Count(SeverityError) }
 
 // Warnings counts the hazards of severity warning.
-func (r *Report) Warnings() int { return r.count(SeverityWarning) }
+func (r *Report) Warnings() int { return r.Count(SeverityWarning) }
 
-func (r *Report) count(s Severity) int {
+// Count counts the hazards of severity s.
+func (r *Report) Count(s Severity) int {
 	n := 0
 	for _, h := range r.Hazards {
 		if h.Severity == s {

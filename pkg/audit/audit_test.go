@@ -39,12 +39,12 @@ func TestAudit(t *testing.T) {
 		origins: map[string]Origin{"a ConfigMap": OriginBuiltin, "a Deployment": OriginBuiltin, "a Kustomization": OriginFlux, "a GitRepository": OriginFlux, "a CustomResourceDefinition": OriginBuiltin, "a APIService": OriginBuiltin},
 	}, {
 		name:    "CRD in the same Kustomization",
-		kss:     []ks{{name: "a", objects: objects(widgetCR(), widget())}},
+		kss:     []ks{{name: "a", objects: objects(widgetCRD(), widget())}},
 		origins: map[string]Origin{"a Widget": OriginSamePass},
 	}, {
 		name: "CRD in a transitive ancestor without wait: Flux waits for CRDs it applies",
 		kss: []ks{
-			{name: "crds", objects: objects(widgetCR())},
+			{name: "crds", objects: objects(widgetCRD())},
 			{name: "mid", deps: []string{"crds"}},
 			{name: "app", deps: []string{"mid"}, objects: objects(widget())},
 		},
@@ -52,7 +52,7 @@ func TestAudit(t *testing.T) {
 	}, {
 		name: "CRD in a Kustomization that is not an ancestor",
 		kss: []ks{
-			{name: "crds", objects: objects(widgetCR())},
+			{name: "crds", objects: objects(widgetCRD())},
 			{name: "app", objects: objects(widget())},
 		},
 		want:    []string{"MISSING_EDGE error app Widget/default/w provider=crds"},
@@ -150,7 +150,7 @@ func TestAudit(t *testing.T) {
 	}, {
 		name: "cycle and dangling dependency, and the kinds are still audited",
 		kss: []ks{
-			{name: "a", deps: []string{"b"}, objects: objects(widgetCR())},
+			{name: "a", deps: []string{"b"}, objects: objects(widgetCRD())},
 			{name: "b", deps: []string{"a", "ghost"}, objects: objects(widget())},
 			{name: "c", objects: objects(widget())},
 		},
@@ -210,12 +210,11 @@ func TestAudit(t *testing.T) {
 func TestMessages(t *testing.T) {
 	operators := ks{name: "operators", objects: objects(cdiCRD())}
 	tests := []struct {
-		name      string
-		kss       []ks
-		wantMsg   []string
-		wantFix   []string
-		wantFile  string
-		wantCount int
+		name     string
+		kss      []ks
+		wantMsg  []string
+		wantFix  []string
+		wantFile string
 	}{{
 		name:     "same pass",
 		kss:      []ks{operators, {name: "platform-config", deps: []string{"operators"}, wait: true, objects: objects(cdiCR(), profile("longhorn"))}},
@@ -234,6 +233,12 @@ func TestMessages(t *testing.T) {
 		wantMsg:  []string{"ancestor Kustomization/flux-system/platform-config", "neither wait: true nor a health check"},
 		wantFix:  []string{"set wait: true on Kustomization/flux-system/platform-config, or add a health check on CDI/cdi"},
 		wantFile: "vms/datavolume-disk.yaml",
+	}, {
+		name:     "chart kind whose HelmRelease nothing applies",
+		kss:      []ks{{name: "issuers", objects: objects(issuer())}},
+		wantMsg:  []string{"installed by the chart of HelmRelease cert-manager/cert-manager, which no Kustomization"},
+		wantFix:  []string{"apply the HelmRelease in an ancestor of Kustomization/flux-system/issuers, or correct chartCRDs"},
+		wantFile: "issuers/clusterissuer-letsencrypt.yaml",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -259,5 +264,22 @@ func TestMessages(t *testing.T) {
 				t.Errorf("file %q, want %q", h.File, tt.wantFile)
 			}
 		})
+	}
+}
+
+func TestRules(t *testing.T) {
+	codes := []Code{CodeSecondOrderSamePass, CodeMissingEdge, CodeUnguardedProvider, CodeUnknownKind,
+		CodeLiteralSubstitutionToken, CodeCycle, CodeDanglingDependency}
+	rules := Rules()
+	if len(rules) != len(codes) {
+		t.Fatalf("%d rules, want %d", len(rules), len(codes))
+	}
+	for i, r := range rules {
+		if r.Code != codes[i] || r.Name == "" || r.Summary == "" || (r.Severity != SeverityError && r.Severity != SeverityWarning) {
+			t.Errorf("rule %d: %+v", i, r)
+		}
+		if got := codeRank(r.Code); got != i {
+			t.Errorf("rank of %s = %d, want %d", r.Code, got, i)
+		}
 	}
 }

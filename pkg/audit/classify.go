@@ -10,26 +10,26 @@ type Origin string
 
 // The origins, in the order Audit tries them.
 const (
-	// OriginBuiltin: a kind every Kubernetes API server serves.
+	// OriginBuiltin is a kind every Kubernetes API server serves.
 	OriginBuiltin Origin = "builtin"
-	// OriginFlux: one of Flux's own kinds (*.toolkit.fluxcd.io), installed
+	// OriginFlux is one of Flux's own kinds (*.toolkit.fluxcd.io), installed
 	// with Flux.
 	OriginFlux Origin = "flux"
-	// OriginSamePass: a CRD in the same Kustomization's output. Fine:
+	// OriginSamePass is a CRD in the same Kustomization's output. Fine:
 	// kustomize-controller applies CRDs, and waits for them, before the rest.
 	OriginSamePass Origin = "crd-same-kustomization"
-	// OriginAncestor: a CRD in the output of an ancestor through dependsOn.
+	// OriginAncestor is a CRD in the output of an ancestor through dependsOn.
 	OriginAncestor Origin = "crd-ancestor"
-	// OriginRuntime: a kind declared in standup.yaml runtimeCRDs, whose CRD
+	// OriginRuntime is a kind declared in standup.yaml runtimeCRDs, whose CRD
 	// an operator creates once it has reconciled a trigger object.
 	OriginRuntime Origin = "runtime"
-	// OriginChart: a kind declared in standup.yaml chartCRDs, whose CRD a
+	// OriginChart is a kind declared in standup.yaml chartCRDs, whose CRD a
 	// HelmRelease's chart installs.
 	OriginChart Origin = "chart"
-	// OriginUnordered: a CRD in the output of a Kustomization that is not an
+	// OriginUnordered is a CRD in the output of a Kustomization that is not an
 	// ancestor (a MISSING_EDGE).
 	OriginUnordered Origin = "crd-not-ancestor"
-	// OriginUnknown: nothing found (an UNKNOWN_KIND).
+	// OriginUnknown is nothing found (an UNKNOWN_KIND).
 	OriginUnknown Origin = "unknown"
 )
 
@@ -57,6 +57,8 @@ type verdict struct {
 	provider *placed
 	// trigger is the kind of what makes the CRD appear (second-order kinds).
 	trigger *GroupKind
+	// release is the HelmRelease whose chart installs the CRD (chart kinds).
+	release *NamespacedName
 	// code is the hazard every object of the kind has, if any.
 	code Code
 }
@@ -70,18 +72,19 @@ func (ix *index) classify(ks tiers.ID, gk GroupKind) verdict {
 		return verdict{origin: OriginFlux}
 	}
 	crds := ix.crds[gk]
-	ancestors := ix.graph.of(ks)
 	if p := first(crds, func(p placed) bool { return p.ks == ks }); p != nil {
 		return verdict{origin: OriginSamePass, provider: p}
 	}
-	if p := first(crds, func(p placed) bool { return ancestors[p.ks] }); p != nil {
+	if p := first(crds, func(p placed) bool { return ix.graph.isAncestor(ks, p.ks) }); p != nil {
 		return verdict{origin: OriginAncestor, provider: p}
 	}
 	if trigger, ok := ix.runtime[gk]; ok {
 		return ix.secondOrder(ks, OriginRuntime, trigger, ix.triggers[trigger])
 	}
 	if hr, ok := ix.charts[gk]; ok {
-		return ix.secondOrder(ks, OriginChart, GroupKind{Group: hrGroup, Kind: hrKind}, ix.releases[hr])
+		v := ix.secondOrder(ks, OriginChart, GroupKind{Group: hrGroup, Kind: hrKind}, ix.releases[hr])
+		v.release = &hr
+		return v
 	}
 	if len(crds) > 0 {
 		return verdict{origin: OriginUnordered, provider: &crds[0], code: CodeMissingEdge}
@@ -99,10 +102,9 @@ func (ix *index) secondOrder(ks tiers.ID, origin Origin, trigger GroupKind, sour
 		v.provider, v.code = p, CodeSecondOrderSamePass
 		return v
 	}
-	ancestors := ix.graph.of(ks)
 	for i := range sources {
 		p := &sources[i]
-		if !ancestors[p.ks] {
+		if !ix.graph.isAncestor(ks, p.ks) {
 			continue
 		}
 		if ix.guards(p) {

@@ -11,40 +11,60 @@ import (
 // ancestry answers "does a depend on b, directly or transitively?". It walks
 // dependsOn itself rather than asking a *tiers.Graph, because tiers.Build
 // returns no graph when there is a cycle, and the audit must still check the
-// edges of a graph with one.
+// edges of a graph with one. Each node's ancestors are a bit set, computed
+// once, on first use.
 type ancestry struct {
-	deps map[tiers.ID][]tiers.ID
-	memo map[tiers.ID]map[tiers.ID]bool
+	index map[tiers.ID]int
+	deps  [][]int
+	memo  []bitset
 }
 
+// bitset is a set of node numbers.
+type bitset []uint64
+
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func (b bitset) add(i int)      { b[i/64] |= 1 << (i % 64) }
+
 func newAncestry(objs []flux.Object) *ancestry {
-	a := &ancestry{deps: make(map[tiers.ID][]tiers.ID, len(objs)), memo: map[tiers.ID]map[tiers.ID]bool{}}
-	for _, o := range objs {
+	a := &ancestry{index: make(map[tiers.ID]int, len(objs)), deps: make([][]int, len(objs)), memo: make([]bitset, len(objs))}
+	for i, o := range objs {
+		a.index[o.ID] = i
+	}
+	for i, o := range objs {
 		for _, d := range o.DependsOn {
-			a.deps[o.ID] = append(a.deps[o.ID], d.ID)
+			if j, ok := a.index[d.ID]; ok {
+				a.deps[i] = append(a.deps[i], j)
+			}
 		}
 	}
 	return a
 }
 
-// of returns the set of id's ancestors, computed once per id.
-func (a *ancestry) of(id tiers.ID) map[tiers.ID]bool {
-	if set, ok := a.memo[id]; ok {
-		return set
+// isAncestor reports whether id depends on other, directly or transitively.
+func (a *ancestry) isAncestor(id, other tiers.ID) bool {
+	v, ok := a.index[id]
+	w, ok2 := a.index[other]
+	if !ok || !ok2 {
+		return false
 	}
-	set := map[tiers.ID]bool{}
-	queue := []tiers.ID{id}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, d := range a.deps[v] {
-			if !set[d] {
-				set[d] = true
+	if a.memo[v] == nil {
+		a.memo[v] = a.walk(v)
+	}
+	return a.memo[v].has(w)
+}
+
+// walk returns the nodes reachable from v by dependsOn edges.
+func (a *ancestry) walk(v int) bitset {
+	set := make(bitset, (len(a.deps)+63)/64)
+	queue := []int{v}
+	for head := 0; head < len(queue); head++ {
+		for _, d := range a.deps[queue[head]] {
+			if !set.has(d) {
+				set.add(d)
 				queue = append(queue, d)
 			}
 		}
 	}
-	a.memo[id] = set
 	return set
 }
 

@@ -2,8 +2,8 @@ package audit
 
 import (
 	"cmp"
-	"slices"
 	"strings"
+	"sync"
 
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -13,33 +13,60 @@ type Code string
 
 // The hazard codes, documented in docs/audit.md.
 const (
-	// CodeSecondOrderSamePass: a kind whose CRD appears only once another
+	// CodeSecondOrderSamePass reports that a kind whose CRD appears only once another
 	// object has been reconciled (a runtime kind's trigger, a chart's
 	// HelmRelease) is applied in the same Kustomization as that object.
 	CodeSecondOrderSamePass Code = "SECOND_ORDER_SAME_PASS"
-	// CodeMissingEdge: a kind's CRD, trigger or HelmRelease comes from a
+	// CodeMissingEdge reports that a kind's CRD, trigger or HelmRelease comes from a
 	// Kustomization that is not an ancestor through dependsOn, or from none.
 	CodeMissingEdge Code = "MISSING_EDGE"
-	// CodeUnguardedProvider: the ancestor that applies a runtime kind's
+	// CodeUnguardedProvider reports that the ancestor that applies a runtime kind's
 	// trigger or a chart's HelmRelease has neither wait: true nor a health
 	// check on it, so its Ready does not mean the CRD exists.
 	CodeUnguardedProvider Code = "UNGUARDED_PROVIDER"
-	// CodeUnknownKind: no origin was found for a custom kind.
+	// CodeUnknownKind reports that no origin was found for a custom kind.
 	CodeUnknownKind Code = "UNKNOWN_KIND"
-	// CodeLiteralSubstitutionToken: a ${VAR} is left in the output of a
+	// CodeLiteralSubstitutionToken reports that a ${VAR} is left in the output of a
 	// Kustomization that declares no postBuild, so it is applied literally.
 	CodeLiteralSubstitutionToken Code = "LITERAL_SUBSTITUTION_TOKEN"
-	// CodeCycle: Kustomizations depend on each other in a circle.
+	// CodeCycle reports that Kustomizations depend on each other in a circle.
 	CodeCycle Code = "CYCLE"
-	// CodeDanglingDependency: a Kustomization depends on one that does not exist.
+	// CodeDanglingDependency reports that a Kustomization depends on one that does not exist.
 	CodeDanglingDependency Code = "DANGLING_DEPENDENCY"
 )
 
-// Codes returns every hazard code, in the order docs/audit.md lists them.
-func Codes() []Code {
-	return []Code{
-		CodeSecondOrderSamePass, CodeMissingEdge, CodeUnguardedProvider, CodeUnknownKind,
-		CodeLiteralSubstitutionToken, CodeCycle, CodeDanglingDependency,
+// Rule describes one hazard code, for documentation and code-scanning tools.
+type Rule struct {
+	// Code is the hazard code.
+	Code Code
+	// Name is the code in PascalCase, as SARIF rule names are written.
+	Name string
+	// Severity is the code's severity (UNKNOWN_KIND is a warning with
+	// Options.AllowUnknownKinds).
+	Severity Severity
+	// Summary is a one-sentence description.
+	Summary string
+}
+
+// Rules returns every hazard code with its description, in the order
+// docs/audit.md lists them, which is also the order of hazards of one
+// Kustomization in a report.
+func Rules() []Rule {
+	return []Rule{
+		{CodeSecondOrderSamePass, "SecondOrderSamePass", SeverityError,
+			"A kind whose CRD appears only once another object is reconciled (a runtime kind's trigger, a chart's HelmRelease) is applied in the same Kustomization as that object: a cold cluster deadlocks."},
+		{CodeMissingEdge, "MissingEdge", SeverityError,
+			"A kind's CRD, trigger or HelmRelease comes from a Kustomization that is not an ancestor through dependsOn, or from none: a cold start races."},
+		{CodeUnguardedProvider, "UnguardedProvider", SeverityWarning,
+			"The ancestor that applies a runtime kind's trigger or a chart's HelmRelease has neither wait: true nor a health check on it, so dependsOn does not guarantee that the CRD exists."},
+		{CodeUnknownKind, "UnknownKind", SeverityError,
+			"No origin was found for a custom kind: it is not built in, no Kustomization applies its CRD, and standup.yaml does not declare it."},
+		{CodeLiteralSubstitutionToken, "LiteralSubstitutionToken", SeverityWarning,
+			"A ${VAR} is left in the output of a Kustomization that declares no postBuild, so it is applied literally."},
+		{CodeCycle, "Cycle", SeverityError,
+			"Kustomizations depend on each other in a circle: none of them ever becomes ready."},
+		{CodeDanglingDependency, "DanglingDependency", SeverityError,
+			"A Kustomization depends on one that does not exist: it never becomes ready."},
 	}
 }
 
@@ -57,8 +84,9 @@ const (
 type Object struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name"`
+	// Namespace is empty for a cluster-scoped object.
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
 }
 
 // String renders the object as Kind/name or Kind/namespace/name.
@@ -97,11 +125,19 @@ type Hazard struct {
 
 // codeRank orders codes within one Kustomization: the deadlock first.
 func codeRank(c Code) int {
-	if i := slices.Index(Codes(), c); i >= 0 {
+	if i, ok := codeRanks()[c]; ok {
 		return i
 	}
-	return len(Codes())
+	return len(codeRanks())
 }
+
+var codeRanks = sync.OnceValue(func() map[Code]int {
+	ranks := map[Code]int{}
+	for i, r := range Rules() {
+		ranks[r.Code] = i
+	}
+	return ranks
+})
 
 // compareHazards orders hazards: errors first, then by Kustomization, code,
 // object and file, so that the same repository always prints the same report.

@@ -94,8 +94,7 @@ func definition(k ks) *unstructured.Unstructured {
 	if checks != nil {
 		spec["healthChecks"] = checks
 	}
-	u := obj("kustomize.toolkit.fluxcd.io/v1", "Kustomization", k.namespace+"/"+k.name, "spec", spec)
-	return u
+	return obj("kustomize.toolkit.fluxcd.io/v1", "Kustomization", k.namespace+"/"+k.name, "spec", spec)
 }
 
 // cdiConfig is examples/homelab's standup.yaml, plus a chart.
@@ -111,14 +110,24 @@ var cdiConfig = &Config{
 }
 
 // Shorthands for the objects of the tests.
-var (
-	cdiCR    = func() *unstructured.Unstructured { return obj("cdi.kubevirt.io/v1beta1", "CDI", "cdi") }
-	profile  = func(name string) *unstructured.Unstructured { return obj("cdi.kubevirt.io/v1beta1", "StorageProfile", name) }
-	volume   = func() *unstructured.Unstructured { return obj("cdi.kubevirt.io/v1beta1", "DataVolume", "vms/disk") }
-	release  = func() *unstructured.Unstructured { return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager/cert-manager") }
-	issuer   = func() *unstructured.Unstructured { return obj("cert-manager.io/v1", "ClusterIssuer", "letsencrypt") }
-	widget   = func() *unstructured.Unstructured { return obj("example.com/v1", "Widget", "default/w") }
-	cmap     = func(data map[string]any) *unstructured.Unstructured { return obj("v1", "ConfigMap", "default/cm", "data", data) }
-	cdiCRD   = func() *unstructured.Unstructured { return crd("cdi.kubevirt.io", "CDI") }
-	widgetCR = func() *unstructured.Unstructured { return crd("example.com", "Widget") }
-)
+func cdiCR() *unstructured.Unstructured { return obj("cdi.kubevirt.io/v1beta1", "CDI", "cdi") }
+func volume() *unstructured.Unstructured {
+	return obj("cdi.kubevirt.io/v1beta1", "DataVolume", "vms/disk")
+}
+func issuer() *unstructured.Unstructured {
+	return obj("cert-manager.io/v1", "ClusterIssuer", "letsencrypt")
+}
+func widget() *unstructured.Unstructured    { return obj("example.com/v1", "Widget", "default/w") }
+func cdiCRD() *unstructured.Unstructured    { return crd("cdi.kubevirt.io", "CDI") }
+func widgetCRD() *unstructured.Unstructured { return crd("example.com", "Widget") }
+func release() *unstructured.Unstructured {
+	return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager/cert-manager")
+}
+
+func profile(name string) *unstructured.Unstructured {
+	return obj("cdi.kubevirt.io/v1beta1", "StorageProfile", name)
+}
+
+func cmap(data map[string]any) *unstructured.Unstructured {
+	return obj("v1", "ConfigMap", "default/cm", "data", data)
+}

@@ -37,7 +37,7 @@ func kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
 // cause says what makes gk's CRD appear.
 func cause(v verdict, gk GroupKind) string {
 	if v.origin == OriginChart {
-		return fmt.Sprintf("%s's CRD is installed by the chart of a HelmRelease", gk)
+		return fmt.Sprintf("%s's CRD is installed by the chart of HelmRelease %s", gk, v.release)
 	}
 	return fmt.Sprintf("%s's CRD is created at runtime, once a %s is reconciled", gk, v.trigger.Kind)
 }
@@ -59,7 +59,7 @@ func missingEdgeText(v verdict, gk GroupKind, p placed) (string, string) {
 				gk, src.ks, fileOrUnknown(src.file), p.ks),
 			fmt.Sprintf("add dependsOn %s to %s", depRef(p.ks, src.ks), p.ks)
 	case src == nil && v.origin == OriginChart:
-		return fmt.Sprintf("%s, and no Kustomization of the repository applies that HelmRelease", cause(v, gk)),
+		return fmt.Sprintf("%s, which no Kustomization of the repository applies", cause(v, gk)),
 			fmt.Sprintf("apply the HelmRelease in an ancestor of %s, or correct chartCRDs in %s", p.ks, configFile)
 	case src == nil:
 		return fmt.Sprintf("%s, and no Kustomization of the repository applies a %s", cause(v, gk), v.trigger.Kind),

@@ -38,6 +38,8 @@ func StripForCapture(crd *apiextensionsv1.CustomResourceDefinition) *apiextensio
 	m.SelfLink = ""
 	if m.Annotations != nil {
 		delete(m.Annotations, corev1.LastAppliedConfigAnnotation)
+		// A replayed CRD is pre-applied afresh, for its own reason.
+		delete(m.Annotations, PreAppliedForAnnotation)
 		if len(m.Annotations) == 0 {
 			m.Annotations = nil
 		}

@@ -56,6 +56,7 @@ func RESTConfig(opts Options) (*rest.Config, error) {
 	}
 	cfg.UserAgent = "standup"
 	cfg.QPS, cfg.Burst = 50, 100
+	cfg.Dial = dial
 	if opts.Timeout > 0 {
 		cfg.Timeout = opts.Timeout
 	}

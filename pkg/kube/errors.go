@@ -46,5 +46,5 @@ func isUnreachable(err error) bool {
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "no such host") ||
-		strings.Contains(msg, "i/o timeout") || strings.Contains(msg, "context deadline exceeded") && strings.Contains(msg, "dial")
+		strings.Contains(msg, "i/o timeout") || strings.Contains(msg, "TLS handshake timeout") || strings.Contains(msg, "context deadline exceeded") && strings.Contains(msg, "dial")
 }

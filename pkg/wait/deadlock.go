@@ -29,7 +29,7 @@ func (w *Walker) lookupCRD(gk schema.GroupKind) crds.CRDPresence {
 // suspect records a dry-run failure on a missing kind seen before standup's
 // next request, so that request's outcome proves or clears it.
 func (w *Walker) suspect(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) {
-	d, ok := crds.Diagnose(obj, w.lookupCRD, nil)
+	d, ok := crds.Diagnose(obj, w.lookupCRD, w.opts.Bundle)
 	if !ok || !d.Deadlocked() {
 		return
 	}
@@ -40,7 +40,7 @@ func (w *Walker) suspect(now time.Time, id tiers.ID, obj flux.Object, st *nodeSt
 // onDeadlock handles a reconcile standup requested that failed its dry-run
 // on a kind the API server does not serve.
 func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
-	d, _ := crds.Diagnose(obj, w.lookupCRD, nil)
+	d, _ := crds.Diagnose(obj, w.lookupCRD, w.opts.Bundle)
 	if !d.Deadlocked() {
 		// Every kind it names exists now (or is being established): the failure
 		// is stale, so ask again once the CRDs serve.

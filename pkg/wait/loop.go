@@ -110,7 +110,9 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 	}
 	watchedSources := map[string]bool{}
 	sourceFactory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
-	w := NewWalker(l.Options, time.Now())
+	opts := l.Options
+	opts.Bundle = l.Bundle
+	w := NewWalker(opts, time.Now())
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {

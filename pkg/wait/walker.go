@@ -42,6 +42,8 @@ type Options struct {
 	// of that name: a readyExpr is checked in addition to, not instead of,
 	// the built-in readiness check.
 	AdditiveCELDependencyCheck bool
+	// Bundle, when set, lets diagnoses say which missing kinds it can supply.
+	Bundle *crds.Bundle
 }
 
 // timeZero is the walk start used by Plan, which never looks at clocks.

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/audit"
+	"github.com/kubestandup/standup/pkg/render"
+)
+
+// auditOptions are the flags of `standup audit`.
+type auditOptions struct {
+	Path              string
+	RepoRoot          string
+	AllowUnknownKinds bool
+	FromCluster       bool
+}
+
+func auditCommand(streams Streams) *cli.Command {
+	return &cli.Command{
+		Name:  "audit",
+		Usage: "find cold-start hazards in a git checkout: second-order kinds, missing dependsOn edges, unguarded CRD providers",
+		Description: "Renders every Kustomization offline as kustomize-controller would, classifies where each object's kind\n" +
+			"comes from (built in, Flux, a CRD in the same or an ancestor Kustomization, standup.yaml's runtimeCRDs and\n" +
+			"chartCRDs) and reports hazards with a code, a file and a fix (docs/audit.md). Exits 1 when any hazard is\n" +
+			"an error. Output formats: " + strings.Join(printer.AuditFormats(), ", ") + ".",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "path", Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
+			&cli.StringFlag{Name: "repo-root", Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.BoolFlag{Name: "allow-unknown-kinds", Usage: "report kinds of unknown origin as warnings, not errors"},
+			&cli.BoolFlag{Name: "from-cluster", Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (not implemented yet)"},
+		},
+		Action: func(c *cli.Context) error {
+			opts := auditOptions{
+				Path: c.String("path"), RepoRoot: c.String("repo-root"),
+				AllowUnknownKinds: c.Bool("allow-unknown-kinds"), FromCluster: c.Bool("from-cluster"),
+			}
+			return runAudit(c.Context, globals(c), opts, streams)
+		},
+	}
+}
+
+func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams Streams) error {
+	format := g.Output
+	if format == "" {
+		format = printer.FormatText
+	}
+	if !contains(printer.AuditFormats(), format) {
+		return usageErrorf("audit: unknown output format %q (want one of: %s)", format, strings.Join(printer.AuditFormats(), ", "))
+	}
+	if opts.FromCluster {
+		return usageErrorf("audit: --from-cluster is not implemented yet")
+	}
+	if opts.Path == "" {
+		return usageErrorf("audit: --path is required: the directory of a git checkout holding the cluster's Flux objects, e.g. clusters/prod")
+	}
+	res, err := render.Load(ctx, render.Options{Path: opts.Path, RepoRoot: opts.RepoRoot})
+	if err != nil {
+		return err
+	}
+	cfg, err := audit.LoadConfig(ctx, res.RepoRoot)
+	if err != nil {
+		return err
+	}
+	report, err := audit.Audit(res, cfg, audit.Options{AllowUnknownKinds: opts.AllowUnknownKinds})
+	if err != nil {
+		return err
+	}
+	if !g.Quiet {
+		for _, n := range report.Notes {
+			fmt.Fprintf(streams.Err, "warning: %s\n", n)
+		}
+	}
+	popts := printer.AuditOptions{Options: printer.Options{Color: useColor(g, streams.Out)}, ToolVersion: version}
+	if err := printer.PrintAudit(streams.Out, format, report, popts); err != nil {
+		return err
+	}
+	if n := report.Errors(); n > 0 {
+		// The text summary says it already; json and sarif readers get a line on stderr.
+		return &exitError{code: ExitFailure, err: fmt.Errorf("audit: %d hazards are errors", n), silent: format == printer.FormatText}
+	}
+	return nil
+}

@@ -1,0 +1,406 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+
+	"github.com/kubestandup/standup/internal/testenv"
+	"github.com/kubestandup/standup/pkg/kube"
+	"github.com/kubestandup/standup/pkg/tiers"
+	"github.com/kubestandup/standup/pkg/wait"
+)
+
+// "Nothing lost" has two witnesses: standup's own request counter (the
+// `API requests:` line of -v), and kube-apiserver's audit log, which records
+// every request standup's user agent sent, with the body of every write.
+
+// standupAgent is the user agent of standup's clients (pkg/kube.RESTConfig).
+const standupAgent = "standup"
+
+// runSpec says how to run standup in-process.
+type runSpec struct {
+	kubeconfig string
+	// onEvent sees each NDJSON event on stdout as it is written.
+	onEvent func(wait.Event)
+	// onErrLine sees each stderr line as it is written.
+	onErrLine func(string)
+}
+
+// lineWriter keeps everything written and hands each complete line to on.
+type lineWriter struct {
+	mu      sync.Mutex
+	all     bytes.Buffer
+	partial []byte
+	on      func(string)
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.all.Write(p)
+	l.partial = append(l.partial, p...)
+	var lines []string
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		lines = append(lines, string(l.partial[:i]))
+		l.partial = l.partial[i+1:]
+	}
+	l.mu.Unlock()
+	if l.on != nil {
+		for _, line := range lines {
+			l.on(line)
+		}
+	}
+	return len(p), nil
+}
+
+func (l *lineWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.all.String()
+}
+
+// runWith runs standup's Run with spec's kubeconfig and taps.
+func runWith(ctx context.Context, t *testing.T, spec runSpec, args ...string) cliResult {
+	t.Helper()
+	out := &lineWriter{on: func(line string) {
+		var e wait.Event
+		if spec.onEvent != nil && json.Unmarshal([]byte(line), &e) == nil {
+			spec.onEvent(e)
+		}
+	}}
+	errOut := &lineWriter{on: spec.onErrLine}
+	full := append([]string{"standup", "--kubeconfig", spec.kubeconfig}, args...)
+	err := Run(ctx, full, Streams{In: strings.NewReader(""), Out: out, Err: errOut})
+	code := ExitCode(err, errOut)
+	t.Logf("standup %s -> exit %d\nstderr:\n%s", strings.Join(args, " "), code, tailLines(errOut.String(), 40))
+	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Err: err, Code: code}
+}
+
+// goRun runs standup in the background; the result arrives on the channel.
+func goRun(ctx context.Context, t *testing.T, spec runSpec, args ...string) <-chan cliResult {
+	done := make(chan cliResult, 1)
+	go func() { done <- runWith(ctx, t, spec, args...) }()
+	return done
+}
+
+func await(t *testing.T, done <-chan cliResult, timeout time.Duration) cliResult {
+	t.Helper()
+	select {
+	case res := <-done:
+		return res
+	case <-time.After(timeout):
+		t.Fatalf("standup did not finish within %s", timeout)
+		return cliResult{}
+	}
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("[... %d lines]", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// apiRequests parses the `API requests: verb resource=N, ...` line that
+// standup -v prints at the end of resume and crds.
+func apiRequests(stderr string) (map[kube.Request]int, bool) {
+	for _, line := range strings.Split(stderr, "\n") {
+		rest, ok := strings.CutPrefix(line, "API requests: ")
+		if !ok {
+			continue
+		}
+		out := map[kube.Request]int{}
+		for _, part := range strings.Split(rest, ", ") {
+			i := strings.LastIndexByte(part, '=')
+			if i < 0 {
+				continue
+			}
+			verb, resource, _ := strings.Cut(part[:i], " ")
+			n, _ := strconv.Atoi(part[i+1:])
+			out[kube.Request{Verb: verb, Resource: resource}] += n
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// writableByStandup are the only resources standup may send a PATCH to.
+var writableByStandup = []string{"kustomizations.kustomize.toolkit.fluxcd.io", "customresourcedefinitions.apiextensions.k8s.io"}
+
+// countedViolations lists what the counter shows standup must never send:
+// create, update, delete, or a patch outside Kustomizations and CRDs (any
+// patch at all when allowPatch is off).
+func countedViolations(counts map[kube.Request]int, allowPatch bool) []string {
+	var bad []string
+	for r, n := range counts {
+		switch r.Verb {
+		case "get", "list", "watch":
+		case "patch":
+			if !allowPatch || !slices.Contains(writableByStandup, r.Resource) {
+				bad = append(bad, fmt.Sprintf("%s=%d", r, n))
+			}
+		default:
+			bad = append(bad, fmt.Sprintf("%s=%d", r, n))
+		}
+	}
+	slices.Sort(bad)
+	return bad
+}
+
+// assertCounted checks the -v counter line of a run that must print one.
+func assertCounted(t *testing.T, res cliResult, allowPatch bool) map[kube.Request]int {
+	t.Helper()
+	counts, ok := apiRequests(res.Stderr)
+	if !ok {
+		t.Fatal("no `API requests:` line on stderr (run with -v)")
+	}
+	if bad := countedViolations(counts, allowPatch); len(bad) > 0 {
+		t.Errorf("standup's own counter shows forbidden requests: %v", bad)
+	}
+	return counts
+}
+
+// enableAudit restarts w's API server with its audit log on (and flags).
+func enableAudit(t *testing.T, w *testenv.World, flags ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	if err := w.EnableAPIAudit(ctx, flags...); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kube-apiserver restarted with its audit log on in %s", time.Since(start).Round(time.Millisecond))
+}
+
+// witness reads the API server's audit log from a point on.
+type witness struct {
+	w    *testenv.World
+	from int
+}
+
+func witnessFrom(t *testing.T, w *testenv.World) *witness {
+	t.Helper()
+	return &witness{w: w, from: len(auditEvents(t, w))}
+}
+
+func auditEvents(t *testing.T, w *testenv.World) []auditv1.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := w.SyncAPIAudit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	events, err := w.APIAuditLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
+// writes returns the write requests standup sent since the witness began.
+func (wt *witness) writes(t *testing.T) []auditv1.Event {
+	t.Helper()
+	var out []auditv1.Event
+	for _, e := range auditEvents(t, wt.w)[wt.from:] {
+		if e.UserAgent == standupAgent && isWriteVerb(e.Verb) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func isWriteVerb(verb string) bool {
+	switch verb {
+	case "get", "list", "watch":
+		return false
+	}
+	return true
+}
+
+// assertNothingLost fails the test for any write standup sent that is not
+// an annotation or spec.suspend patch of a Kustomization, or the creation
+// of an absent CRD. It returns the writes.
+func (wt *witness) assertNothingLost(t *testing.T) []auditv1.Event {
+	t.Helper()
+	writes := wt.writes(t)
+	for _, e := range writes {
+		if err := allowedWrite(e); err != nil {
+			t.Errorf("the API server's audit log shows standup %v", err)
+		}
+	}
+	return writes
+}
+
+// assertNoWrites fails the test for any write standup sent at all.
+func (wt *witness) assertNoWrites(t *testing.T) {
+	t.Helper()
+	for _, e := range wt.writes(t) {
+		t.Errorf("the API server's audit log shows a write by standup: %s %s (status %d)", e.Verb, e.RequestURI, statusOf(e))
+	}
+}
+
+func statusOf(e auditv1.Event) int32 {
+	if e.ResponseStatus == nil {
+		return 0
+	}
+	return e.ResponseStatus.Code
+}
+
+func allowedWrite(e auditv1.Event) error {
+	ref := e.ObjectRef
+	if ref == nil {
+		return fmt.Errorf("sent %s %s", e.Verb, e.RequestURI)
+	}
+	code := statusOf(e)
+	switch {
+	case e.Verb == "patch" && ref.APIGroup == "kustomize.toolkit.fluxcd.io" && ref.Resource == "kustomizations" && ref.Subresource == "":
+		return reconcileOnly(e)
+	case e.Verb == "patch" && ref.APIGroup == "apiextensions.k8s.io" && ref.Resource == "customresourcedefinitions" && ref.Subresource == "":
+		if code == 201 || code >= 400 {
+			return nil // created an absent CRD, or was refused and wrote nothing
+		}
+		return fmt.Errorf("patched the existing CustomResourceDefinition/%s (status %d)", ref.Name, code)
+	}
+	return fmt.Errorf("sent %s on %s %s/%s (status %d)", e.Verb, ref.Resource, ref.Namespace, ref.Name, code)
+}
+
+// reconcileOnly checks that a Kustomization patch touches nothing but
+// metadata.annotations and spec.suspend.
+func reconcileOnly(e auditv1.Event) error {
+	if e.RequestObject == nil {
+		return fmt.Errorf("patched Kustomization/%s/%s with no body logged", e.ObjectRef.Namespace, e.ObjectRef.Name)
+	}
+	var patch map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(e.RequestObject.Raw, &patch); err != nil {
+		return fmt.Errorf("patched Kustomization/%s/%s with %s: %v", e.ObjectRef.Namespace, e.ObjectRef.Name, e.RequestObject.Raw, err)
+	}
+	allowed := map[string][]string{"metadata": {"annotations"}, "spec": {"suspend"}}
+	for top, fields := range patch {
+		for field := range fields {
+			if !slices.Contains(allowed[top], field) {
+				return fmt.Errorf("patched %s.%s of Kustomization/%s/%s: %s", top, field, e.ObjectRef.Namespace, e.ObjectRef.Name, e.RequestObject.Raw)
+			}
+		}
+	}
+	return nil
+}
+
+// assertConverged checks a finished walk over graph: every node reported
+// Ready after its dependencies, the summary counts them all, and every
+// Kustomization is Ready and resumed on the cluster.
+func assertConverged(t *testing.T, w *testenv.World, graph []testenv.KS, evs []wait.Event) {
+	t.Helper()
+	readyAt := map[tiers.ID]time.Time{}
+	for _, e := range evs {
+		if e.Type == wait.EventNode && e.Phase == wait.PhaseReady {
+			readyAt[*e.Node] = e.Time
+		}
+	}
+	for _, k := range graph {
+		id := tiers.ID{Kind: "Kustomization", Namespace: k.Namespace, Name: k.Name}
+		at, ok := readyAt[id]
+		if !ok {
+			t.Errorf("%s never reported ready", id)
+			continue
+		}
+		for _, d := range k.DependsOn {
+			ns := d.Namespace
+			if ns == "" {
+				ns = k.Namespace
+			}
+			dep := tiers.ID{Kind: "Kustomization", Namespace: ns, Name: d.Name}
+			if dat, ok := readyAt[dep]; !ok || dat.After(at) {
+				t.Errorf("%s reported ready at %s, before its dependency %s (%s)", id, at.Format(time.StampMilli), dep, dat.Format(time.StampMilli))
+			}
+		}
+		if live := getKS(t, w, k.Namespace, k.Name); !isReady(live) || live.Spec.Suspend {
+			t.Errorf("%s not Ready and resumed on the cluster: suspend=%v %v", id, live.Spec.Suspend, live.Status.Conditions)
+		}
+	}
+	if s := summaryOf(t, evs); s.Ready != len(graph) || s.Failed != 0 || s.Interrupted {
+		t.Errorf("summary %+v, want %d ready", s, len(graph))
+	}
+}
+
+// lastReady returns the time of the last Ready event.
+func lastReady(evs []wait.Event) time.Time {
+	var last time.Time
+	for _, e := range evs {
+		if e.Type == wait.EventNode && e.Phase == wait.PhaseReady && e.Time.After(last) {
+			last = e.Time
+		}
+	}
+	return last
+}
+
+// suspendedGraph starts a world with the audit log on (and flags), and
+// graphOf8 suspended: 9 Kustomizations in 5 tiers.
+func suspendedGraph(t *testing.T, flags ...string) (*testenv.World, []testenv.KS) {
+	t.Helper()
+	graph := graphOf8(true)
+	w := world(t, append([]string{"infra", "apps"}, targetNamespaces(graph)...)...)
+	enableAudit(t, w, flags...)
+	publish(t, w, "infra", "testdata/tree")
+	create(t, w, graph...)
+	return w, graph
+}
+
+// TestFaultNothingLostOnResumeAndDeadlockRepair re-runs the main resume
+// scenario and the seed deadlock repair with both witnesses watching.
+func TestFaultNothingLostOnResumeAndDeadlockRepair(t *testing.T) {
+	t.Run("resume", func(t *testing.T) {
+		w, graph := suspendedGraph(t)
+		wit := witnessFrom(t, w)
+		res := runWith(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig}, "resume", "-o", "json", "-v")
+		if res.Code != ExitOK {
+			t.Fatalf("resume exit %d: %v", res.Code, res.Err)
+		}
+		assertConverged(t, w, graph, events(t, res.Stdout))
+		counts := assertCounted(t, res, true)
+		writes := wit.assertNothingLost(t)
+		if patches := counts[kube.Request{Verb: "patch", Resource: writableByStandup[0]}]; patches != len(writes) || patches < len(graph) {
+			t.Errorf("counter saw %d Kustomization patches, the audit log %d; want equal and at least %d", patches, len(writes), len(graph))
+		}
+		// On the converged graph a second run writes nothing at all.
+		wit = witnessFrom(t, w)
+		again := runWith(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig}, "resume", "-o", "json", "-v")
+		if again.Code != ExitOK {
+			t.Fatalf("second resume exit %d: %v", again.Code, again.Err)
+		}
+		assertCounted(t, again, false)
+		wit.assertNoWrites(t)
+	})
+	t.Run("deadlock", func(t *testing.T) {
+		w := seedCluster(t, deadlockRepo)
+		enableAudit(t, w)
+		wit := witnessFrom(t, w)
+		res := runWith(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig}, "resume", "--crds", seedBundle, "-o", "json", "-v")
+		if res.Code != ExitOK {
+			t.Fatalf("resume exit %d: %v", res.Code, res.Err)
+		}
+		assertCounted(t, res, true)
+		var created []string
+		for _, e := range wit.assertNothingLost(t) {
+			if e.ObjectRef.Resource == "customresourcedefinitions" && statusOf(e) == 201 {
+				created = append(created, e.ObjectRef.Name)
+			}
+		}
+		if !slices.Equal(created, []string{storageCRD}) {
+			t.Errorf("CRDs created by standup per the audit log: %v, want [%s]", created, storageCRD)
+		}
+	})
+}

@@ -1,0 +1,138 @@
+package printer
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kubestandup/standup/pkg/audit"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+func auditReport() *audit.Report {
+	ks := func(name string) tiers.ID {
+		return tiers.ID{Kind: "Kustomization", Namespace: "flux-system", Name: name}
+	}
+	hazard := func(code audit.Code, sev audit.Severity, k, kind, name, file string) audit.Hazard {
+		return audit.Hazard{Code: code, Severity: sev, Kustomization: ks(k),
+			Object: audit.Object{APIVersion: "v1", Kind: kind, Name: name}, File: file,
+			Message: string(code) + " message", Fix: string(code) + " fix"}
+	}
+	return &audit.Report{
+		Path: "clusters/prod", Kustomizations: 3, Objects: 9,
+		Hazards: []audit.Hazard{
+			hazard(audit.CodeSecondOrderSamePass, audit.SeverityError, "config", "StorageProfile", "a", "profiles.yaml"),
+			hazard(audit.CodeSecondOrderSamePass, audit.SeverityError, "config", "StorageProfile", "b", "profiles.yaml"),
+			hazard(audit.CodeMissingEdge, audit.SeverityError, "vms", "DataVolume", "d", ""),
+			hazard(audit.CodeLiteralSubstitutionToken, audit.SeverityWarning, "config", "ConfigMap", "c", "cm.yaml"),
+		},
+	}
+}
+
+func TestAuditText(t *testing.T) {
+	var b strings.Builder
+	if err := PrintAudit(&b, FormatText, auditReport(), AuditOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `Errors (3)
+
+  Kustomization flux-system/config
+    ✗ SECOND_ORDER_SAME_PASS  StorageProfile/a  profiles.yaml
+      SECOND_ORDER_SAME_PASS message
+      fix: SECOND_ORDER_SAME_PASS fix
+    ✗ SECOND_ORDER_SAME_PASS  StorageProfile/b  profiles.yaml
+      SECOND_ORDER_SAME_PASS message
+      fix: SECOND_ORDER_SAME_PASS fix
+
+  Kustomization flux-system/vms
+    ✗ MISSING_EDGE  DataVolume/d
+      MISSING_EDGE message
+      fix: MISSING_EDGE fix
+
+Warnings (1)
+
+  Kustomization flux-system/config
+    ! LITERAL_SUBSTITUTION_TOKEN  ConfigMap/c  cm.yaml
+      LITERAL_SUBSTITUTION_TOKEN message
+      fix: LITERAL_SUBSTITUTION_TOKEN fix
+
+✗ 3 errors, 1 warning in 3 Kustomizations, 9 objects (clusters/prod)
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestAuditTextClean(t *testing.T) {
+	for _, color := range []bool{false, true} {
+		var b strings.Builder
+		r := &audit.Report{Path: "clusters/dev", Kustomizations: 2, Objects: 1}
+		if err := PrintAudit(&b, FormatText, r, AuditOptions{Options: Options{Color: color}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); strings.Contains(got, "\x1b[") != color || !strings.Contains(got, "0 errors, 0 warnings in 2 Kustomizations, 1 object (clusters/dev)") {
+			t.Errorf("color %v: got %q", color, got)
+		}
+	}
+}
+
+func TestAuditJSONEmptyListsAndCounts(t *testing.T) {
+	var b strings.Builder
+	if err := PrintAudit(&b, FormatJSON, &audit.Report{Path: "p"}, AuditOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"schemaVersion": 1`, `"hazards": []`, `"kinds": []`, `"notes": []`, `"errors": 0`} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("json lacks %s:\n%s", s, b.String())
+		}
+	}
+	b.Reset()
+	if err := PrintAudit(&b, FormatJSON, auditReport(), AuditOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Summary struct{ Errors, Warnings int }
+	}
+	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil || doc.Summary.Errors != 3 || doc.Summary.Warnings != 1 {
+		t.Errorf("summary %+v, %v; want 3 errors and 1 warning", doc.Summary, err)
+	}
+}
+
+func TestAuditSARIF(t *testing.T) {
+	var b strings.Builder
+	if err := PrintAudit(&b, FormatSARIF, auditReport(), AuditOptions{ToolVersion: "v9"}); err != nil {
+		t.Fatal(err)
+	}
+	var log sarifLog
+	if err := json.Unmarshal([]byte(b.String()), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	if log.Version != "2.1.0" || run.Tool.Driver.Version != "v9" || len(run.Tool.Driver.Rules) != len(audit.Rules()) {
+		t.Fatalf("header: %+v", log)
+	}
+	if len(run.Results) != 4 {
+		t.Fatalf("%d results, want 4", len(run.Results))
+	}
+	for i, res := range run.Results {
+		h := auditReport().Hazards[i]
+		if res.RuleID != string(h.Code) || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || res.Level != string(h.Severity) {
+			t.Errorf("result %d: %+v", i, res)
+		}
+		if loc := res.Locations[0]; (loc.PhysicalLocation == nil) != (h.File == "") ||
+			(loc.PhysicalLocation != nil && loc.PhysicalLocation.ArtifactLocation.URI != h.File) {
+			t.Errorf("result %d: location %+v, want file %q", i, loc, h.File)
+		}
+	}
+	if !strings.HasSuffix(run.Tool.Driver.Rules[0].HelpURI, "docs/audit.md#second_order_same_pass") {
+		t.Errorf("helpUri %s", run.Tool.Driver.Rules[0].HelpURI)
+	}
+}
+
+func TestPrintAuditUnknownFormat(t *testing.T) {
+	var b strings.Builder
+	err := PrintAudit(&b, "yaml", auditReport(), AuditOptions{})
+	if err == nil || !strings.Contains(err.Error(), `unknown output format "yaml"`) || b.Len() != 0 {
+		t.Errorf("got %v and %q, want an error and nothing written", err, b.String())
+	}
+}

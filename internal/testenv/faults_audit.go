@@ -1,0 +1,113 @@
+package testenv
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
+	"k8s.io/client-go/rest"
+)
+
+// auditPolicy records every request once it completes: writes with their
+// request body (the patch a client sent), everything else without.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
+rules:
+- level: Request
+  verbs: [create, update, patch, delete, deletecollection]
+- level: Metadata
+`
+
+// auditMarkerAgent is the user agent of the request SyncAPIAudit sends.
+const auditMarkerAgent = "standup-testenv-audit-marker"
+
+// EnableAPIAudit restarts kube-apiserver with an audit log (--audit-log-path)
+// that records every request when it completes, with the request body of
+// every write. Tests read it with APIAuditLog: it is the API server's own
+// record of what a client did, independent of the client. Extra flags
+// ("--name=value") are passed on as RestartAPIServer does.
+func (w *World) EnableAPIAudit(ctx context.Context, flags ...string) error {
+	policy := filepath.Join(w.Dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return fmt.Errorf("audit policy: %w", err)
+	}
+	return w.RestartAPIServer(ctx, append([]string{
+		"--audit-policy-file=" + policy,
+		"--audit-log-path=" + w.auditLogPath(),
+		"--audit-log-format=json",
+		"--audit-log-mode=blocking",
+		"--audit-log-maxsize=0",
+	}, flags...)...)
+}
+
+func (w *World) auditLogPath() string { return filepath.Join(w.Dir, "audit.log") }
+
+// APIAuditLog returns every audit event logged so far, in the order the API
+// server wrote them. Call SyncAPIAudit first to be sure the events of requests
+// that just completed are in.
+func (w *World) APIAuditLog() ([]auditv1.Event, error) {
+	data, err := os.ReadFile(w.auditLogPath())
+	if err != nil {
+		return nil, fmt.Errorf("audit log (call EnableAPIAudit first): %w", err)
+	}
+	var events []auditv1.Event
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e auditv1.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			// The API server may be writing the last line right now.
+			continue
+		}
+		events = append(events, e)
+	}
+	return events, sc.Err()
+}
+
+// SyncAPIAudit sends one marker request and waits until the audit log holds
+// it: every request that completed before has been logged by then.
+func (w *World) SyncAPIAudit(ctx context.Context) error {
+	cfg := rest.CopyConfig(w.Config)
+	cfg.UserAgent = auditMarkerAgent
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return fmt.Errorf("audit sync: %w", err)
+	}
+	defer hc.CloseIdleConnections()
+	id := UniqueName("marker")
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+"/api/v1/namespaces/default?audit-marker="+id, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("User-Agent", auditMarkerAgent)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("audit sync: %w", err)
+	}
+	resp.Body.Close()
+	for {
+		events, err := w.APIAuditLog()
+		if err != nil {
+			return err
+		}
+		for i := len(events) - 1; i >= 0; i-- {
+			if events[i].UserAgent == auditMarkerAgent && bytes.Contains([]byte(events[i].RequestURI), []byte(id)) {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("audit sync: marker %s never logged: %w", id, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

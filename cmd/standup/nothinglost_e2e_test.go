@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
 	"github.com/kubestandup/standup/internal/testenv"
@@ -34,6 +36,17 @@ type runSpec struct {
 	onEvent func(wait.Event)
 	// onErrLine sees each stderr line as it is written.
 	onErrLine func(string)
+}
+
+// writers returns the stdout and stderr of a run, with spec's taps.
+func (s runSpec) writers() (*lineWriter, *lineWriter) {
+	out := &lineWriter{on: func(line string) {
+		var e wait.Event
+		if s.onEvent != nil && json.Unmarshal([]byte(line), &e) == nil {
+			s.onEvent(e)
+		}
+	}}
+	return out, &lineWriter{on: s.onErrLine}
 }
 
 // lineWriter keeps everything written and hands each complete line to on.
@@ -75,34 +88,42 @@ func (l *lineWriter) String() string {
 // runWith runs standup's Run with spec's kubeconfig and taps.
 func runWith(ctx context.Context, t *testing.T, spec runSpec, args ...string) cliResult {
 	t.Helper()
-	out := &lineWriter{on: func(line string) {
-		var e wait.Event
-		if spec.onEvent != nil && json.Unmarshal([]byte(line), &e) == nil {
-			spec.onEvent(e)
-		}
-	}}
-	errOut := &lineWriter{on: spec.onErrLine}
-	full := append([]string{"standup", "--kubeconfig", spec.kubeconfig}, args...)
+	out, errOut := spec.writers()
+	return runInto(ctx, t, spec.kubeconfig, out, errOut, args...)
+}
+
+func runInto(ctx context.Context, t *testing.T, kubeconfig string, out, errOut *lineWriter, args ...string) cliResult {
+	t.Helper()
+	full := append([]string{"standup", "--kubeconfig", kubeconfig}, args...)
 	err := Run(ctx, full, Streams{In: strings.NewReader(""), Out: out, Err: errOut})
 	code := ExitCode(err, errOut)
 	t.Logf("standup %s -> exit %d\nstderr:\n%s", strings.Join(args, " "), code, tailLines(errOut.String(), 40))
 	return cliResult{Stdout: out.String(), Stderr: errOut.String(), Err: err, Code: code}
 }
 
-// goRun runs standup in the background; the result arrives on the channel.
-func goRun(ctx context.Context, t *testing.T, spec runSpec, args ...string) <-chan cliResult {
-	done := make(chan cliResult, 1)
-	go func() { done <- runWith(ctx, t, spec, args...) }()
-	return done
+// background is a run of standup in a goroutine.
+type background struct {
+	out, errOut *lineWriter
+	done        chan cliResult
 }
 
-func await(t *testing.T, done <-chan cliResult, timeout time.Duration) cliResult {
+// goRun runs standup in the background.
+func goRun(ctx context.Context, t *testing.T, spec runSpec, args ...string) *background {
+	out, errOut := spec.writers()
+	b := &background{out: out, errOut: errOut, done: make(chan cliResult, 1)}
+	go func() { b.done <- runInto(ctx, t, spec.kubeconfig, out, errOut, args...) }()
+	return b
+}
+
+// await waits for the run to finish; on timeout it fails the test with
+// what the run printed so far.
+func (b *background) await(t *testing.T, timeout time.Duration) cliResult {
 	t.Helper()
 	select {
-	case res := <-done:
+	case res := <-b.done:
 		return res
 	case <-time.After(timeout):
-		t.Fatalf("standup did not finish within %s", timeout)
+		t.Fatalf("standup did not finish within %s\nstdout:\n%s\nstderr:\n%s", timeout, tailLines(b.out.String(), 60), tailLines(b.errOut.String(), 60))
 		return cliResult{}
 	}
 }
@@ -281,6 +302,9 @@ func allowedWrite(e auditv1.Event) error {
 // reconcileOnly checks that a Kustomization patch touches nothing but
 // metadata.annotations and spec.suspend.
 func reconcileOnly(e auditv1.Event) error {
+	if e.RequestObject == nil && statusOf(e) == 403 {
+		return nil // refused before the body was read: nothing written
+	}
 	if e.RequestObject == nil {
 		return fmt.Errorf("patched Kustomization/%s/%s with no body logged", e.ObjectRef.Namespace, e.ObjectRef.Name)
 	}
@@ -403,4 +427,58 @@ func TestFaultNothingLostOnResumeAndDeadlockRepair(t *testing.T) {
 			t.Errorf("CRDs created by standup per the audit log: %v, want [%s]", created, storageCRD)
 		}
 	})
+}
+
+// TestFaultNothingLostCheckersCatchViolations shows both witnesses can fail.
+func TestFaultNothingLostCheckersCatchViolations(t *testing.T) {
+	ks := func(verb, sub string, code int32, body string) auditv1.Event {
+		e := auditv1.Event{Verb: verb, ObjectRef: &auditv1.ObjectReference{APIGroup: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations", Subresource: sub, Namespace: "ns", Name: "a"},
+			ResponseStatus: &metav1.Status{Code: code}}
+		if body != "" {
+			e.RequestObject = &runtime.Unknown{Raw: []byte(body)}
+		}
+		return e
+	}
+	crd := func(code int32) auditv1.Event {
+		return auditv1.Event{Verb: "patch", ObjectRef: &auditv1.ObjectReference{APIGroup: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "x.example.com"},
+			ResponseStatus: &metav1.Status{Code: code}}
+	}
+	audit := []struct {
+		name string
+		e    auditv1.Event
+		ok   bool
+	}{
+		{"resume patch", ks("patch", "", 200, `{"metadata":{"annotations":{"reconcile.fluxcd.io/requestedAt":"1"}},"spec":{"suspend":false}}`), true},
+		{"refused patch", ks("patch", "", 403, ""), true},
+		{"spec.path patch", ks("patch", "", 200, `{"spec":{"path":"./other"}}`), false},
+		{"label patch", ks("patch", "", 200, `{"metadata":{"labels":{"a":"b"}}}`), false},
+		{"status patch", ks("patch", "status", 200, `{"status":{}}`), false},
+		{"delete", ks("delete", "", 200, ""), false},
+		{"update", ks("update", "", 200, `{}`), false},
+		{"CRD created", crd(201), true},
+		{"existing CRD patched", crd(200), false},
+	}
+	for _, tt := range audit {
+		if err := allowedWrite(tt.e); (err == nil) != tt.ok {
+			t.Errorf("audit %s: allowedWrite = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+	counted := []struct {
+		line       string
+		allowPatch bool
+		bad        int
+	}{
+		{"API requests: list kustomizations.kustomize.toolkit.fluxcd.io=1, patch kustomizations.kustomize.toolkit.fluxcd.io=9, watch customresourcedefinitions.apiextensions.k8s.io=2", true, 0},
+		{"API requests: patch kustomizations.kustomize.toolkit.fluxcd.io=9", false, 1},
+		{"API requests: delete kustomizations.kustomize.toolkit.fluxcd.io=1, patch configmaps=1, create customresourcedefinitions.apiextensions.k8s.io=1", true, 3},
+	}
+	for _, tt := range counted {
+		counts, ok := apiRequests("noise\n" + tt.line + "\n")
+		if !ok {
+			t.Fatalf("%q not parsed", tt.line)
+		}
+		if bad := countedViolations(counts, tt.allowPatch); len(bad) != tt.bad {
+			t.Errorf("%q: violations %v, want %d", tt.line, bad, tt.bad)
+		}
+	}
 }

@@ -6,7 +6,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -23,7 +28,8 @@ import (
 //
 //   - StopAPIServer / StartAPIServer / RestartAPIServer: kube-apiserver goes
 //     away (SIGTERM, as on a rolling control-plane upgrade) and comes back on
-//     the same etcd, port and certificates, so every kubeconfig stays valid.
+//     the same etcd, port and certificates, so every kubeconfig stays valid;
+//     KillAPIServer is the crash (SIGKILL, connections reset mid-request).
 //   - KillController / RestartController: kustomize-controller is killed
 //     with SIGKILL (an OOM kill, a lost node) and started again.
 //   - Proxy and ExpireWatches: a load balancer that cuts long-lived
@@ -34,6 +40,10 @@ import (
 
 // fluxGroupSuffix is the API group suffix of every Flux CRD.
 const fluxGroupSuffix = ".toolkit.fluxcd.io"
+
+// stopGrace is how long StopAPIServer lets kube-apiserver drain before
+// killing it.
+const stopGrace = 10 * time.Second
 
 // StopAPIServer stops kube-apiserver gracefully (SIGTERM); etcd keeps
 // running. A server that has not drained within the control plane's stop
@@ -69,6 +79,10 @@ func (w *World) StopAPIServer() error {
 // watches within 2 s instead of letting them hold it up to a minute.
 func (w *World) StartAPIServer(ctx context.Context, flags ...string) error {
 	api := w.Env.ControlPlane.GetAPIServer()
+	// A server started here drains in about 2 s; only the world's first
+	// one may hold watches open for a minute (and is killed at the world's
+	// stop timeout). envtest copies this into the new process's state.
+	api.StopTimeout = stopGrace
 	flags = append([]string{"--shutdown-send-retry-after=true"}, flags...)
 	for _, f := range flags {
 		name, value, ok := strings.Cut(strings.TrimPrefix(f, "--"), "=")
@@ -84,6 +98,45 @@ func (w *World) StartAPIServer(ctx context.Context, flags ...string) error {
 		return fmt.Errorf("kube-apiserver restart failed: %w", err)
 	}
 	return w.waitReady(ctx)
+}
+
+// KillAPIServer kills kube-apiserver with SIGKILL, as a crash or the loss
+// of its node would: no drain, every connection reset. Start it again with
+// StartAPIServer.
+func (w *World) KillAPIServer() error {
+	api := w.Env.ControlPlane.GetAPIServer()
+	pid, err := findProcess("kube-apiserver", "--cert-dir="+api.CertDir)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("kube-apiserver (pid %d) kill failed: %w", pid, err)
+	}
+	return w.StopAPIServer() // reaps the process and waits for the port to close
+}
+
+// findProcess returns the pid of the process whose command line holds
+// binary and arg, read from /proc.
+func findProcess(binary, arg string) (int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", binary, err)
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if strings.HasSuffix(args[0], binary) && slices.Contains(args, arg) {
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("%s with %s: no such process", binary, arg)
 }
 
 // RestartAPIServer stops kube-apiserver and starts it again; see
@@ -220,26 +273,45 @@ func (w *World) UninstallFlux(ctx context.Context) error {
 	}
 	for {
 		served, err := servesFlux(dc)
-		if err == nil && !served {
+		if err == nil && len(served) == 0 {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("uninstall Flux: the API server still serves Flux groups: %w", ctx.Err())
+			return fmt.Errorf("uninstall Flux: the API server still serves %v (%v; CRDs left: %s): %w", served, err, w.fluxCRDsLeft(), ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }
 
-func servesFlux(dc discovery.DiscoveryInterface) (bool, error) {
-	groups, err := dc.ServerGroups()
-	if err != nil {
-		return false, err
+// fluxCRDsLeft describes the Flux CRDs that still exist, for errors.
+func (w *World) fluxCRDsLeft() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	list := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := w.Client.List(ctx, list); err != nil {
+		return err.Error()
 	}
-	for _, g := range groups.Groups {
-		if strings.HasSuffix(g.Name, fluxGroupSuffix) {
-			return true, nil
+	var left []string
+	for _, c := range list.Items {
+		if strings.HasSuffix(c.Spec.Group, fluxGroupSuffix) {
+			left = append(left, fmt.Sprintf("%s (deleting since %v, finalizers %v)", c.Name, c.DeletionTimestamp, c.Finalizers))
 		}
 	}
-	return false, nil
+	return fmt.Sprintf("%d %v", len(left), left)
+}
+
+// servesFlux returns the Flux groups discovery still lists.
+func servesFlux(dc discovery.DiscoveryInterface) ([]string, error) {
+	groups, err := dc.ServerGroups()
+	if err != nil {
+		return nil, err
+	}
+	var served []string
+	for _, g := range groups.Groups {
+		if strings.HasSuffix(g.Name, fluxGroupSuffix) {
+			served = append(served, g.Name)
+		}
+	}
+	return served, nil
 }

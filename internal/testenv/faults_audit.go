@@ -40,13 +40,22 @@ func (w *World) EnableAPIAudit(ctx context.Context, flags ...string) error {
 	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
 		return fmt.Errorf("audit policy: %w", err)
 	}
-	return w.RestartAPIServer(ctx, append([]string{
+	// kube-apiserver's first stop waits for open watches (up to the stop
+	// timeout); with kustomize-controller stopped there are none.
+	if w.Controller != nil {
+		w.Controller.Stop()
+	}
+	err := w.RestartAPIServer(ctx, append([]string{
 		"--audit-policy-file=" + policy,
 		"--audit-log-path=" + w.auditLogPath(),
 		"--audit-log-format=json",
 		"--audit-log-mode=blocking",
 		"--audit-log-maxsize=0",
 	}, flags...)...)
+	if err != nil || w.Controller == nil {
+		return err
+	}
+	return w.Controller.Start(ctx)
 }
 
 func (w *World) auditLogPath() string { return filepath.Join(w.Dir, "audit.log") }

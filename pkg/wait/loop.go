@@ -142,6 +142,12 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 			if fatal := raised(ctx); fatal != nil {
 				return w.Summary(time.Now(), false), fatal
 			}
+			if res.Err != nil && ctx.Err() != nil {
+				// Interrupted during the action: each of its writes is one
+				// request, done whole or not at all, and nothing is
+				// concluded from the failure (no node fails for it).
+				return w.Summary(time.Now(), true), ctx.Err()
+			}
 			if res.Err != nil && a.Kind == ActionReconcile {
 				return w.Summary(time.Now(), false), res.Err
 			}
@@ -341,13 +347,15 @@ func RequestReconcile(ctx context.Context, c client.Client, a Action) error {
 	return nil
 }
 
-// retryTransient retries fn while the API server is unreachable, for up to a minute.
+// retryTransient retries fn while the API server is unreachable or drops
+// the connection, for up to a minute. fn must be idempotent: a dropped
+// request may have been applied (a reconcile patch and a CRD pre-apply are).
 func retryTransient(ctx context.Context, fn func() error) error {
 	deadline := time.Now().Add(time.Minute)
 	delay := 250 * time.Millisecond
 	for {
 		err := fn()
-		if err == nil || !kube.IsUnreachable(err) || time.Now().After(deadline) {
+		if err == nil || !kube.IsTransient(err) || time.Now().After(deadline) {
 			return err
 		}
 		select {

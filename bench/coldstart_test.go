@@ -1,0 +1,291 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubestandup/standup/internal/benchgraph"
+	"github.com/kubestandup/standup/internal/testenv"
+	"github.com/kubestandup/standup/pkg/render"
+)
+
+// BenchmarkColdstart is issue 7's side-by-side cold start: for each
+// scenario, BENCH_RUNS runs, and in each run every contender from the same
+// cold state on the real kustomize-controller with its default flags. It
+// prints one Markdown table per scenario (and writes it to BENCH_OUT) and
+// reports the medians as metrics. Run it with scripts/bench-coldstart.sh.
+func BenchmarkColdstart(b *testing.B) {
+	env := newBenchEnv(b)
+	b.Run("uniform", func(b *testing.B) {
+		s := Scenario{
+			Name: "uniform", Title: "5 × 2 lattice, each node on both nodes of the tier above, no durations (benchgraph.Uniform)",
+			Cap: env.graphCap, Contenders: []string{FluxAlone, TierScript, Standup, Bound},
+			Ratios: []Ratio{{Num: Standup, Den: Bound}, {Num: FluxAlone, Den: Standup, Op: "≥", Target: 10}, {Num: TierScript, Den: Standup, Op: "≥", Target: 1}},
+		}
+		report(b, env, graphScenario(b, env, s, benchgraph.Uniform()))
+	})
+	b.Run("uneven", func(b *testing.B) {
+		g := benchgraph.Uneven(1)
+		s := Scenario{
+			Name: "uneven", Title: fmt.Sprintf("6 × 3, seeded durations of 1–10 s, the slowest path crosses tiers (benchgraph.Uneven(1), spec seed %d)", g.Spec.Seed),
+			Cap: env.graphCap, Contenders: []string{FluxAlone, TierScript, Standup, Bound},
+			Ratios: []Ratio{{Num: Standup, Den: Bound, Op: "≤", Target: 1.15}, {Num: FluxAlone, Den: Standup}, {Num: TierScript, Den: Standup, Op: "≥", Target: 1.3}},
+		}
+		report(b, env, graphScenario(b, env, s, g))
+	})
+	b.Run("deadlock", func(b *testing.B) {
+		s := Scenario{
+			Name: "deadlock", Title: "examples/homelab-deadlock with the simulated cdi-operator, a fresh world per contender",
+			Cap: env.deadlockCap, Contenders: []string{FluxAlone, TierScript, ScriptCRDs, Standup, Bound}, StandupMax: time.Minute,
+			Ratios: []Ratio{{Num: Standup, Den: Bound}, {Num: FluxAlone, Den: Standup}, {Num: TierScript, Den: Standup}, {Num: ScriptCRDs, Den: Standup}},
+		}
+		report(b, env, deadlockScenario(b, env, s))
+	})
+}
+
+// graphScenario runs a generated graph: one world per run, a fresh
+// namespace per contender (nothing cluster-scoped leaks between them: the
+// Delay CRD is shared and never changes), contenders in an order that
+// rotates from run to run.
+func graphScenario(b *testing.B, env benchEnv, s Scenario, g benchgraph.Graph) Scenario {
+	ctx := context.Background()
+	contenders := []string{FluxAlone, TierScript, Standup}
+	for run := range env.runs {
+		w := graphWorld(b)
+		res := Run{Results: map[string]Measurement{}}
+		for i := range contenders {
+			c := contenders[(i+run)%len(contenders)]
+			gc := g
+			gc.Namespace = fmt.Sprintf("%s-%d-%s", s.Name, run, metricKeys[c])
+			if err := seedGraph(ctx, w, gc, b.TempDir()); err != nil {
+				b.Fatal(err)
+			}
+			t := target{w: w, ns: gc.Namespace, want: len(g.Nodes), cap: env.graphCap}
+			out, err := runGraphContender(ctx, b, env, t, c)
+			if err != nil {
+				b.Fatalf("%s run %d, %s: %v", s.Name, run, c, err)
+			}
+			record(b, env, s.Name, run, c, out)
+			res.Results[c] = out.Measurement
+			if c == Standup {
+				boundOf(b, &res, gc, w, gc.Namespace, out)
+			}
+		}
+		s.Runs = append(s.Runs, res)
+		w.Stop()
+	}
+	return s
+}
+
+func runGraphContender(ctx context.Context, b *testing.B, env benchEnv, t target, c string) (outcome, error) {
+	switch c {
+	case FluxAlone:
+		return fluxAlone(ctx, t)
+	case TierScript:
+		order := filepath.Join(b.TempDir(), "TIER_ORDER")
+		if err := tierOrder(ctx, env, t.w, order, "-n", t.ns); err != nil {
+			return outcome{}, err
+		}
+		return tierScript(ctx, env, t, order)
+	default:
+		return standupResume(ctx, env, t)
+	}
+}
+
+// boundOf records the critical-path bound of the standup run: g's longest
+// path weighted by the reconcile durations the controller logged for the
+// Kustomizations of ns ("" keeps the namespace/name keys as they are).
+func boundOf(b *testing.B, res *Run, g benchgraph.Graph, w *testenv.World, ns string, out outcome) {
+	b.Helper()
+	if out.usage != nil {
+		res.Standup = *out.usage
+	}
+	durations, err := ReconcileDurations(w.Controller.Log())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if ns != "" {
+		durations = InNamespace(durations, ns)
+	}
+	for _, n := range g.Nodes {
+		if _, ok := durations[n.Name]; !ok {
+			b.Logf("bound: no successful reconcile of %s in the controller log; it weighs zero", n.Name)
+		}
+	}
+	bound, path := g.CriticalPath(durations)
+	res.Results[Bound] = Measurement{Elapsed: bound, Converged: true}
+	res.BoundPath = path
+}
+
+// deadlockScenario runs the seed's deadlock, a fresh world per contender:
+// the StorageProfile CRD is cluster-scoped, so nothing may be shared. The
+// two contenders expected to hit the cap (Flux alone, the bare tier script)
+// run side by side to halve the wait; they idle on retries, so they hardly
+// load the machine, and both are structurally stuck either way.
+func deadlockScenario(b *testing.B, env benchEnv, s Scenario) Scenario {
+	ctx := context.Background()
+	res, err := render.Load(ctx, render.Options{Path: deadlockPath})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := deadlockSetup{order: filepath.Join(b.TempDir(), "TIER_ORDER")}
+	if d.g, err = GraphOf(res.Objects); err != nil {
+		b.Fatal(err)
+	}
+	if d.bundle, err = filepath.Abs(deadlockBundle); err != nil {
+		b.Fatal(err)
+	}
+	for run := range env.deadlockRuns {
+		r := Run{Results: map[string]Measurement{}}
+		d.capped(b, env, s.Name, run, &r)
+		d.repaired(b, env, s.Name, run, &r)
+		s.Runs = append(s.Runs, r)
+	}
+	return s
+}
+
+// deadlockSetup is what every deadlock run shares: the repository's graph
+// (for the bound), its TIER_ORDER file and the CRD bundle.
+type deadlockSetup struct {
+	g             benchgraph.Graph
+	order, bundle string
+}
+
+func (d deadlockSetup) target(w *testenv.World, env benchEnv) target {
+	return target{w: w, want: len(d.g.Nodes), cap: env.deadlockCap}
+}
+
+// capped runs Flux alone and the bare tier script side by side, each in its
+// own world.
+func (d deadlockSetup) capped(b *testing.B, env benchEnv, scenario string, run int, r *Run) {
+	ctx := context.Background()
+	wf, ws := deadlockWorld(b), deadlockWorld(b)
+	defer wf.Stop()
+	defer ws.Stop()
+	if _, err := os.Stat(d.order); err != nil {
+		// Offline, from the checkout: on a cold cluster only the root exists.
+		if err := tierOrder(ctx, env, ws, d.order, "--path", deadlockPath); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pair := runPair(
+		func() (outcome, error) { return fluxAlone(ctx, d.target(wf, env)) },
+		func() (outcome, error) { return tierScript(ctx, env, d.target(ws, env), d.order) })
+	for i, c := range []string{FluxAlone, TierScript} {
+		if pair[i].err != nil {
+			b.Fatalf("deadlock run %d, %s: %v", run, c, pair[i].err)
+		}
+		record(b, env, scenario, run, c, pair[i].out)
+		r.Results[c] = pair[i].out.Measurement
+	}
+}
+
+// repaired runs the tier script after the legacy blanket CRD pre-apply, then
+// standup with the same bundle, each in a fresh world, and takes the bound
+// from standup's run.
+func (d deadlockSetup) repaired(b *testing.B, env benchEnv, scenario string, run int, r *Run) {
+	ctx := context.Background()
+	w := deadlockWorld(b)
+	out, err := tierScript(ctx, env, d.target(w, env), d.order, []string{"crds", "--all", "--crds", d.bundle})
+	if err != nil {
+		b.Fatalf("deadlock run %d, %s: %v", run, ScriptCRDs, err)
+	}
+	record(b, env, scenario, run, ScriptCRDs, out)
+	r.Results[ScriptCRDs] = out.Measurement
+	w.Stop()
+
+	w = deadlockWorld(b)
+	defer w.Stop()
+	out, err = standupResume(ctx, env, d.target(w, env), "--crds", d.bundle)
+	if err != nil {
+		b.Fatalf("deadlock run %d, standup: %v", run, err)
+	}
+	record(b, env, scenario, run, Standup, out)
+	r.Results[Standup] = out.Measurement
+	boundOf(b, r, d.g, w, "", out)
+}
+
+func deadlockWorld(b *testing.B) *testenv.World {
+	b.Helper()
+	w := testenv.New(b, testenv.Options{})
+	if err := seedDeadlock(context.Background(), w); err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+type pairResult struct {
+	out outcome
+	err error
+}
+
+// runPair runs two contenders at once and returns their results in order.
+func runPair(first, second func() (outcome, error)) [2]pairResult {
+	var res [2]pairResult
+	var wg sync.WaitGroup
+	for i, f := range []func() (outcome, error){first, second} {
+		wg.Go(func() { res[i].out, res[i].err = f() })
+	}
+	wg.Wait()
+	return res
+}
+
+// record logs one measurement, appends it to BENCH_OUT/raw.txt beside the
+// contender's stdout and stderr (standup's NDJSON events among them), and
+// shows the tail of a process contender's stderr when it did not converge.
+func record(b *testing.B, env benchEnv, scenario string, run int, c string, out outcome) {
+	b.Helper()
+	line := fmt.Sprintf("%s\trun %d\t%-26s\t%7.2fs\tconverged=%v\tready %d/%d", scenario, run, c, out.Elapsed.Seconds(), out.Converged, out.Ready, out.Total)
+	if out.usage != nil {
+		line += fmt.Sprintf("\trss %.1f MiB\tmutations %d\trequests %s", float64(out.usage.MaxRSS)/(1<<20), out.usage.Mutations, out.usage.Requests.Detail())
+	}
+	b.Log(line)
+	if !out.Converged && out.stderr != "" {
+		b.Logf("%s stderr (last lines):\n%s", c, lastLines(out.stderr, 8))
+	}
+	if env.out == "" {
+		return
+	}
+	for ext, text := range map[string]string{"stderr": out.stderr, "stdout": out.stdout} {
+		if text == "" {
+			continue
+		}
+		name := fmt.Sprintf("%s-%d-%s.%s", scenario, run, metricKeys[c], ext)
+		if err := os.WriteFile(filepath.Join(env.out, name), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(env.out, "raw.txt"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, line)
+}
+
+// report prints the scenario's tables, writes them to BENCH_OUT, and
+// reports its medians as benchmark metrics.
+func report(b *testing.B, env benchEnv, s Scenario) {
+	b.Helper()
+	md := s.Markdown()
+	fmt.Println(md)
+	if env.out != "" {
+		if err := os.WriteFile(filepath.Join(env.out, s.Name+".md"), []byte(md), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for unit, v := range s.Metrics() {
+		b.ReportMetric(v, unit)
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}

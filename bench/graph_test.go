@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+const deadlockRepo = "../examples/homelab-deadlock"
+
+func ks(ns, name string) tiers.ID {
+	return tiers.ID{Kind: flux.KindKustomization, Namespace: ns, Name: name}
+}
+
+func obj(id tiers.ID, appliedBy *tiers.ID, deps ...tiers.ID) flux.Object {
+	o := flux.Object{Node: tiers.Node{ID: id}, AppliedBy: appliedBy}
+	for _, d := range deps {
+		o.DependsOn = append(o.DependsOn, tiers.Dependency{ID: d})
+	}
+	return o
+}
+
+func render1(g interface{ Tiers() [][]string }) string { return fmt.Sprint(g.Tiers()) }
+
+func TestGraphOf(t *testing.T) {
+	root, a, b, c := ks("ns", "root"), ks("ns", "a"), ks("other", "b"), ks("ns", "c")
+	helm := tiers.ID{Kind: "HelmRelease", Namespace: "ns", Name: "h"}
+	tests := []struct {
+		name    string
+		objs    []flux.Object
+		tiers   string
+		deps    map[string][]string
+		wantErr string
+	}{
+		{
+			name: "the applier becomes an edge; a self-applying root does not",
+			objs: []flux.Object{obj(root, &root), obj(a, &root), obj(b, &root, a), obj(c, nil, b)},
+			// c is applied by nobody here, but depends on b across namespaces.
+			tiers: "[[ns/root] [ns/a] [other/b] [ns/c]]",
+			deps:  map[string][]string{"ns/root": nil, "ns/a": {"ns/root"}, "other/b": {"ns/a", "ns/root"}, "ns/c": {"other/b"}},
+		},
+		{
+			name:  "an applier already in dependsOn is not doubled; outside dependencies and other kinds drop",
+			objs:  []flux.Object{obj(root, nil), obj(a, &root, root, ks("ns", "gone")), obj(helm, &root, a)},
+			tiers: "[[ns/root] [ns/a]]",
+			deps:  map[string][]string{"ns/root": nil, "ns/a": {"ns/root"}},
+		},
+		{name: "a cycle is an error", objs: []flux.Object{obj(a, nil, c), obj(c, nil, a)}, wantErr: "ns/a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := GraphOf(tt.objs)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render1(g); got != tt.tiers {
+				t.Fatalf("tiers = %s, want %s", got, tt.tiers)
+			}
+			for _, n := range g.Nodes {
+				if !slices.Equal(n.DependsOn, tt.deps[n.Name]) {
+					t.Errorf("%s dependsOn %v, want %v", n.Name, n.DependsOn, tt.deps[n.Name])
+				}
+			}
+		})
+	}
+}
+
+// TestGraphOfDeadlockRepo pins the deadlock scenario's graph: the seed's
+// seven Kustomizations under the root, with the CDI chain as critical path
+// when every node weighs the same.
+func TestGraphOfDeadlockRepo(t *testing.T) {
+	res, err := render.Load(context.Background(), render.Options{Path: deadlockRepo + "/clusters/prod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := GraphOf(res.Objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 7 {
+		t.Fatalf("%d nodes, want 7: %s", len(g.Nodes), render1(g))
+	}
+	d := map[string]time.Duration{}
+	for _, n := range g.Nodes {
+		d[n.Name] = time.Second
+	}
+	cp, path := g.CriticalPath(d)
+	want := []string{"flux-system/flux-system", "flux-system/platform", "flux-system/platform-operators", "flux-system/platform-config", "flux-system/apps-vms"}
+	if cp != 5*time.Second || !slices.Equal(path, want) {
+		t.Fatalf("critical path %s %v, want 5s %v", cp, path, want)
+	}
+}

@@ -1,0 +1,238 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Contenders, by the name the results table shows.
+const (
+	FluxAlone  = "flux alone"
+	TierScript = "tier script"
+	ScriptCRDs = "tier script + crds --all"
+	Standup    = "standup"
+	Bound      = "critical-path bound"
+)
+
+// metricKeys are the short names b.ReportMetric units are built from.
+var metricKeys = map[string]string{FluxAlone: "flux", TierScript: "script", ScriptCRDs: "script+crds", Standup: "standup", Bound: "bound"}
+
+// Measurement is one contender's result in one run.
+type Measurement struct {
+	// Elapsed is the wall time from the first mutation to all Ready, or to
+	// the cap when it did not converge.
+	Elapsed time.Duration
+	// Converged is true when every Kustomization was Ready within the cap.
+	Converged bool
+	// Ready and Total count the Kustomizations at the end.
+	Ready, Total int
+}
+
+// StandupUsage is what one standup run cost.
+type StandupUsage struct {
+	Requests Requests
+	// MaxRSS is the process's peak resident set, in bytes.
+	MaxRSS int64
+	// Mutations is the summary's count of writes standup decided on.
+	Mutations      int
+	Kustomizations int
+}
+
+// Run is one run of a scenario: every contender from the same cold state.
+type Run struct {
+	// Results holds each contender's measurement, the bound included.
+	Results   map[string]Measurement
+	BoundPath []string
+	Standup   StandupUsage
+}
+
+// Ratio is one ratio the table reports, Num's time over Den's, with the
+// issue's goal for it when Op is "≥" or "≤".
+type Ratio struct {
+	Num, Den string
+	Op       string
+	Target   float64
+}
+
+// Scenario is one scenario's runs, in the order they ran, and its goals.
+type Scenario struct {
+	Name, Title string
+	Cap         time.Duration
+	// Contenders lists the table's rows in order.
+	Contenders []string
+	Ratios     []Ratio
+	// StandupMax is the goal for standup's own wall time (0: none).
+	StandupMax time.Duration
+	Runs       []Run
+}
+
+// Times returns a contender's elapsed seconds over the runs that measured
+// it, and whether any of them did not converge (so the values are lower
+// bounds).
+func (s Scenario) Times(contender string) (xs []float64, atLeast bool) {
+	for _, r := range s.Runs {
+		if m, ok := r.Results[contender]; ok {
+			xs = append(xs, m.Elapsed.Seconds())
+			atLeast = atLeast || !m.Converged
+		}
+	}
+	return xs, atLeast
+}
+
+// RatioValues returns r's value in each run where both sides were measured and
+// the denominator converged, and whether any numerator did not converge.
+func (s Scenario) RatioValues(r Ratio) (xs []float64, atLeast bool) {
+	for _, run := range s.Runs {
+		num, ok1 := run.Results[r.Num]
+		den, ok2 := run.Results[r.Den]
+		if !ok1 || !ok2 || !den.Converged || den.Elapsed <= 0 {
+			continue
+		}
+		xs = append(xs, num.Elapsed.Seconds()/den.Elapsed.Seconds())
+		atLeast = atLeast || !num.Converged
+	}
+	return xs, atLeast
+}
+
+// Met reports whether the ratio's median meets its goal; ok is false when
+// the ratio has no goal or no value.
+func (s Scenario) Met(r Ratio) (met, ok bool) {
+	xs, atLeast := s.RatioValues(r)
+	if r.Op == "" || len(xs) == 0 {
+		return false, false
+	}
+	med := Summarize(xs).Median
+	if r.Op == "≥" {
+		return med >= r.Target, true
+	}
+	return med <= r.Target && !atLeast, true
+}
+
+// Metrics returns the numbers for b.ReportMetric: each contender's median
+// seconds, each ratio's median, and standup's writes per Kustomization,
+// extra reads (see Requests.ExtraReads) and peak RSS (the worst run).
+func (s Scenario) Metrics() map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range s.Contenders {
+		if xs, _ := s.Times(c); len(xs) > 0 {
+			out[metricKeys[c]+"_s"] = Summarize(xs).Median
+		}
+	}
+	for _, r := range s.Ratios {
+		if xs, _ := s.RatioValues(r); len(xs) > 0 {
+			out[metricKeys[r.Num]+"/"+metricKeys[r.Den]] = Summarize(xs).Median
+		}
+	}
+	u := s.usage()
+	if len(u.writes) > 0 {
+		out["writes/ks"] = Summarize(u.writes).Max
+		out["extra_reads"] = Summarize(u.extra).Max
+		out["rss_MiB"] = Summarize(u.rss).Max
+	}
+	return out
+}
+
+type usageStats struct{ writes, extra, rss, mutations []float64 }
+
+func (s Scenario) usage() usageStats {
+	var u usageStats
+	for _, r := range s.Runs {
+		if r.Standup.Requests == nil || r.Standup.Kustomizations == 0 {
+			continue
+		}
+		u.writes = append(u.writes, float64(r.Standup.Requests.Writes())/float64(r.Standup.Kustomizations))
+		u.extra = append(u.extra, float64(r.Standup.Requests.ExtraReads()))
+		u.rss = append(u.rss, float64(r.Standup.MaxRSS)/(1<<20))
+		u.mutations = append(u.mutations, float64(r.Standup.Mutations))
+	}
+	return u
+}
+
+// Markdown renders the scenario's tables: wall times, ratios with their
+// goals, and standup's requests and memory.
+func (s Scenario) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s: %s (%d run%s)\n\n", s.Name, s.Title, len(s.Runs), plural(len(s.Runs)))
+	b.WriteString("| contender | wall time to all Ready, s: median (min–max) | converged |\n|---|---|---|\n")
+	for _, c := range s.Contenders {
+		xs, atLeast := s.Times(c)
+		fmt.Fprintf(&b, "| %s | %s%s | %s |\n", c, geq(atLeast), Summarize(xs).Format(1), s.converged(c))
+	}
+	b.WriteString("\n| ratio, per run | median (min–max) | goal | met |\n|---|---|---|---|\n")
+	for _, r := range s.Ratios {
+		xs, atLeast := s.RatioValues(r)
+		goal, met := "–", "–"
+		if r.Op != "" {
+			goal = fmt.Sprintf("%s %g", r.Op, r.Target)
+		}
+		if m, ok := s.Met(r); ok {
+			met = yesNo(m)
+		}
+		fmt.Fprintf(&b, "| %s / %s | %s%s | %s | %s |\n", r.Num, r.Den, geq(atLeast), Summarize(xs).Format(2), goal, met)
+	}
+	s.writeUsage(&b)
+	return b.String()
+}
+
+func (s Scenario) converged(c string) string {
+	if c == Bound {
+		return "–"
+	}
+	n, total, note := 0, 0, ""
+	for _, r := range s.Runs {
+		m, ok := r.Results[c]
+		if !ok {
+			continue
+		}
+		total++
+		if m.Converged {
+			n++
+		} else if note == "" {
+			note = fmt.Sprintf("; did not converge: %d/%d Ready at the %s cap", m.Ready, m.Total, s.Cap)
+		}
+	}
+	return fmt.Sprintf("%d/%d%s", n, total, note)
+}
+
+func (s Scenario) writeUsage(b *strings.Builder) {
+	u := s.usage()
+	if len(u.writes) == 0 {
+		return
+	}
+	last := s.Runs[len(s.Runs)-1]
+	w := Summarize(u.writes)
+	g := Summarize(u.extra)
+	fmt.Fprintf(b, "\nstandup, per run: writes per Kustomization %s, goal ≤ 2: %s; reads beyond one list and one watch per kind %s, goal 0: %s; "+
+		"mutations in its summary %s; peak RSS %s MiB.\n",
+		w.Format(2), yesNo(w.Max <= 2), g.Format(0), yesNo(g.Max == 0), Summarize(u.mutations).Format(0), Summarize(u.rss).Format(1))
+	if s.StandupMax > 0 {
+		xs, _ := s.Times(Standup)
+		fmt.Fprintf(b, "standup's slowest run took %.1f s (goal ≤ %s: %s).\n", Summarize(xs).Max, s.StandupMax, yesNo(Summarize(xs).Max <= s.StandupMax.Seconds()))
+	}
+	fmt.Fprintf(b, "Requests of the last run, by verb: %s; in detail: %s.\n", last.Standup.Requests, last.Standup.Requests.Detail())
+	if len(last.BoundPath) > 0 {
+		fmt.Fprintf(b, "Critical path of the last run: %s.\n", strings.Join(last.BoundPath, " → "))
+	}
+}
+
+func geq(atLeast bool) string {
+	if atLeast {
+		return "≥ "
+	}
+	return ""
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"flag"
+	"maps"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func run(flux, script, standup, bound float64, fluxConverged bool, patches int, rss int64) Run {
+	return Run{
+		Results: map[string]Measurement{
+			FluxAlone:  {Elapsed: secs(flux), Converged: fluxConverged, Ready: 3, Total: 10},
+			TierScript: {Elapsed: secs(script), Converged: true, Ready: 10, Total: 10},
+			Standup:    {Elapsed: secs(standup), Converged: true, Ready: 10, Total: 10},
+			Bound:      {Elapsed: secs(bound), Converged: true},
+		},
+		BoundPath: []string{"a", "b"},
+		Standup: StandupUsage{
+			Requests: Requests{
+				{Verb: "list", Resource: "kustomizations.kustomize.toolkit.fluxcd.io"}:  2,
+				{Verb: "watch", Resource: "kustomizations.kustomize.toolkit.fluxcd.io"}: 1,
+				{Verb: "patch", Resource: "kustomizations.kustomize.toolkit.fluxcd.io"}: patches,
+				{Verb: "get", Resource: "/api"}:                                         1,
+			},
+			MaxRSS: rss << 20, Mutations: patches, Kustomizations: 10,
+		},
+	}
+}
+
+func scenario(runs ...Run) Scenario {
+	return Scenario{
+		Name: "uniform", Title: "5 × 2 lattice", Cap: 10 * time.Minute,
+		Contenders: []string{FluxAlone, TierScript, Standup, Bound},
+		Ratios: []Ratio{
+			{Num: Standup, Den: Bound},
+			{Num: FluxAlone, Den: Standup, Op: "≥", Target: 10},
+			{Num: TierScript, Den: Standup, Op: "≥", Target: 1},
+		},
+		StandupMax: time.Minute,
+		Runs:       runs,
+	}
+}
+
+func TestScenarioMarkdown(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Scenario
+	}{
+		{name: "three-runs", s: scenario(run(90, 3, 2, 1, true, 10, 40), run(120, 2.4, 2.4, 1.2, true, 10, 44), run(95, 4, 2, 1, true, 10, 42))},
+		{name: "flux-capped", s: scenario(run(600, 3, 2, 1, false, 25, 40))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.s.Markdown()
+			path := filepath.Join("testdata", "report-"+tt.name+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Fatalf("Markdown differs from %s (run with -update if intended):\n%s", path, got)
+			}
+		})
+	}
+}
+
+func TestScenarioGoalsAndMetrics(t *testing.T) {
+	tests := []struct {
+		name    string
+		s       Scenario
+		met     []bool // per ratio with a goal, in order
+		metrics map[string]float64
+	}{
+		{
+			name: "goals met",
+			s:    scenario(run(90, 3, 2, 1, true, 10, 40), run(120, 2.4, 2.4, 1.2, true, 10, 44), run(95, 4, 2, 1, true, 10, 42)),
+			met:  []bool{true, true},
+			metrics: map[string]float64{"flux_s": 95, "script_s": 3, "standup_s": 2, "bound_s": 1,
+				"standup/bound": 2, "flux/standup": 47.5, "script/standup": 1.5, "writes/ks": 1, "extra_reads": 1, "rss_MiB": 44},
+		},
+		{
+			name: "script faster than standup, too many writes",
+			s:    scenario(run(15, 1, 2, 1, false, 25, 40)),
+			met:  []bool{false, false},
+			metrics: map[string]float64{"flux_s": 15, "script_s": 1, "standup_s": 2, "bound_s": 1,
+				"standup/bound": 2, "flux/standup": 7.5, "script/standup": 0.5, "writes/ks": 2.5, "extra_reads": 1, "rss_MiB": 40},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var met []bool
+			for _, r := range tt.s.Ratios {
+				if m, ok := tt.s.Met(r); ok {
+					met = append(met, m)
+				}
+			}
+			if len(met) != len(tt.met) || met[0] != tt.met[0] || met[1] != tt.met[1] {
+				t.Errorf("goals met = %v, want %v", met, tt.met)
+			}
+			if got := tt.s.Metrics(); !maps.Equal(got, tt.metrics) {
+				t.Errorf("Metrics() = %v, want %v", got, tt.metrics)
+			}
+		})
+	}
+}
+
+func TestRatioSkipsUnconvergedDenominator(t *testing.T) {
+	r := run(90, 3, 2, 1, true, 10, 40)
+	r.Results[Standup] = Measurement{Elapsed: secs(300)}
+	xs, _ := scenario(r).RatioValues(Ratio{Num: FluxAlone, Den: Standup})
+	if len(xs) != 0 {
+		t.Fatalf("ratio over a standup run that did not converge: %v", xs)
+	}
+}

@@ -1,0 +1,226 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubestandup/standup/internal/benchgraph"
+	"github.com/kubestandup/standup/internal/testenv"
+)
+
+const (
+	deadlockBundle = deadlockRepo + "/bootstrap/crds"
+	deadlockPath   = deadlockRepo + "/clusters/prod"
+	benchSource    = "bench"
+	poll           = 100 * time.Millisecond
+)
+
+// benchEnv is what every benchmark run shares: the standup binary, the tier
+// script, and the knobs read from the environment.
+type benchEnv struct {
+	standup, script string
+	// runs is BENCH_RUNS (default 3); deadlockRuns is BENCH_DEADLOCK_RUNS
+	// (default runs).
+	runs, deadlockRuns int
+	// graphCap (BENCH_CAP, default 10m) and deadlockCap (BENCH_DEADLOCK_CAP,
+	// default 5m) end a contender that has not converged.
+	graphCap, deadlockCap time.Duration
+	// out is BENCH_OUT: a directory for the result tables, or empty.
+	out string
+}
+
+func newBenchEnv(b *testing.B) benchEnv {
+	b.Helper()
+	if _, err := testenv.AssetsDir(); err != nil && os.Getenv("CI") == "" {
+		b.Skipf("test world unavailable (run scripts/testenv.sh): %v", err)
+	}
+	env := benchEnv{
+		runs: envInt(b, "BENCH_RUNS", 3), graphCap: envDuration(b, "BENCH_CAP", 10*time.Minute),
+		deadlockCap: envDuration(b, "BENCH_DEADLOCK_CAP", 5*time.Minute), out: os.Getenv("BENCH_OUT"),
+	}
+	env.deadlockRuns = envInt(b, "BENCH_DEADLOCK_RUNS", env.runs)
+	script, err := filepath.Abs("../scripts/tier-walk.sh")
+	if err != nil {
+		b.Fatal(err)
+	}
+	env.script = script
+	env.standup = filepath.Join(b.TempDir(), "standup")
+	build := exec.Command("go", "build", "-o", env.standup, "../cmd/standup")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build ./cmd/standup failed: %v\n%s", err, out)
+	}
+	if env.out != "" {
+		if err := os.MkdirAll(env.out, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return env
+}
+
+func envInt(b *testing.B, name string, def int) int {
+	b.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
+	b.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		b.Fatalf("%s=%q: want a positive duration", name, v)
+	}
+	return d
+}
+
+// graphWorld starts a world with kustomize-controller on its default flags
+// and the Delay controller, for the generated scenarios.
+func graphWorld(b *testing.B) *testenv.World {
+	b.Helper()
+	w := testenv.New(b, testenv.Options{})
+	if err := w.StartDelayController().Err(); err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+// seedGraph puts g, in its namespace, into the cold state: its tree
+// published as GitRepository <ns>/bench, every Kustomization created
+// suspended and taken in by the controller.
+func seedGraph(ctx context.Context, w *testenv.World, g benchgraph.Graph, dir string) error {
+	if err := w.CreateNamespace(ctx, g.Namespace); err != nil {
+		return err
+	}
+	if err := g.WriteTree(dir); err != nil {
+		return err
+	}
+	if _, err := w.Artifacts.Publish(ctx, w.Client, g.Namespace, benchSource, dir); err != nil {
+		return err
+	}
+	for _, k := range g.Kustomizations(benchSource, true) {
+		if err := w.Client.Create(ctx, k.Kustomization()); err != nil {
+			return fmt.Errorf("Kustomization/%s/%s create failed: %w", k.Namespace, k.Name, err)
+		}
+	}
+	return waitTakenIn(ctx, w, g.Namespace, len(g.Nodes))
+}
+
+// seedDeadlock puts the seed's broken layout into the cold state: the
+// repository published as GitRepository flux-system/flux-system, the
+// simulated cdi-operator running, and the root Kustomization (the only one
+// that exists before it runs) created suspended.
+func seedDeadlock(ctx context.Context, w *testenv.World) error {
+	if err := w.CreateNamespace(ctx, "flux-system"); err != nil {
+		return err
+	}
+	if _, err := w.Artifacts.Publish(ctx, w.Client, "flux-system", "flux-system", deadlockRepo); err != nil {
+		return err
+	}
+	var runtimeCRDs []*apiextensionsv1.CustomResourceDefinition
+	for _, f := range []string{deadlockBundle + "/storageprofiles.cdi.kubevirt.io.yaml", "testdata/datavolumes.cdi.kubevirt.io.yaml"} {
+		crd, err := testenv.LoadCRD(f)
+		if err != nil {
+			return err
+		}
+		runtimeCRDs = append(runtimeCRDs, crd)
+	}
+	w.StartOperator(&testenv.RuntimeCRDOperator{
+		Trigger: schema.GroupVersionResource{Group: "cdi.kubevirt.io", Version: "v1beta1", Resource: "cdis"},
+		CRDs:    runtimeCRDs, Delay: 2 * time.Second,
+	})
+	root := testenv.KS{Namespace: "flux-system", Name: "flux-system", Path: "./clusters/prod", Source: "flux-system", Prune: true, Suspend: true}
+	if err := w.Client.Create(ctx, root.Kustomization()); err != nil {
+		return fmt.Errorf("Kustomization/flux-system/flux-system create failed: %w", err)
+	}
+	return waitTakenIn(ctx, w, "flux-system", 1)
+}
+
+// waitTakenIn waits until the namespace holds want Kustomizations and the
+// controller has added its finalizer to each, so that no start-up
+// reconcile is still queued when the clock starts.
+func waitTakenIn(ctx context.Context, w *testenv.World, ns string, want int) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		list := &kustomizev1.KustomizationList{}
+		if err := w.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return fmt.Errorf("Kustomizations in %s: %w", ns, err)
+		}
+		taken := 0
+		for _, k := range list.Items {
+			if slices.Contains(k.Finalizers, kustomizev1.KustomizationFinalizer) {
+				taken++
+			}
+		}
+		if taken == want && len(list.Items) == want {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("Kustomizations in %s: %d of %d taken in by the controller: %w", ns, taken, want, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
+}
+
+// readiness counts the Kustomizations in ns ("" for all) and those Ready
+// at their current generation.
+func readiness(ctx context.Context, w *testenv.World, ns string) (ready, total int, err error) {
+	list := &kustomizev1.KustomizationList{}
+	if err := w.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return 0, 0, fmt.Errorf("Kustomizations in %q: %w", ns, err)
+	}
+	for _, k := range list.Items {
+		if apimeta.IsStatusConditionTrue(k.Status.Conditions, meta.ReadyCondition) && k.Status.ObservedGeneration == k.Generation {
+			ready++
+		}
+	}
+	return ready, len(list.Items), nil
+}
+
+// waitAllReady polls until want Kustomizations in ns are Ready, or until
+// the cap after start; the harness polls, no contender does.
+func waitAllReady(ctx context.Context, w *testenv.World, ns string, want int, start time.Time, limit time.Duration) (Measurement, error) {
+	for {
+		ready, total, err := readiness(ctx, w, ns)
+		if err != nil {
+			return Measurement{}, err
+		}
+		elapsed := time.Since(start)
+		if ready >= want {
+			return Measurement{Elapsed: elapsed, Converged: true, Ready: ready, Total: max(total, want)}, nil
+		}
+		if elapsed >= limit {
+			return Measurement{Elapsed: limit, Ready: ready, Total: max(total, want)}, nil
+		}
+		select {
+		case <-ctx.Done():
+			return Measurement{}, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}

@@ -96,18 +96,28 @@ func loadObjects(ctx context.Context, g globalOptions, opts tiersOptions) (strin
 		}
 		return opts.Path, objs, res.Warnings, nil
 	}
-	if contains(opts.Kinds, "HelmRelease") {
-		return "", nil, nil, usageErrorf("tiers: --kinds HelmRelease is supported offline (--path) only for now")
-	}
 	cl, err := connect(g)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	objs, err := flux.ListKustomizations(ctx, cl.Client, g.Namespace)
-	if err != nil {
-		return "", nil, nil, err
+	var objs []flux.Object
+	var warnings []string
+	if contains(opts.Kinds, "Kustomization") {
+		if objs, err = flux.ListKustomizations(ctx, cl.Client, g.Namespace); err != nil {
+			return "", nil, nil, err
+		}
 	}
-	return "cluster " + cl.Host, objs, nil, nil
+	if contains(opts.Kinds, "HelmRelease") {
+		releases, err := flux.ListHelmReleases(ctx, cl.Client, g.Namespace)
+		switch {
+		case errors.Is(err, flux.ErrHelmNotInstalled):
+			warnings = append(warnings, err.Error()+": no HelmReleases listed")
+		case err != nil:
+			return "", nil, nil, err
+		}
+		objs = append(objs, releases...)
+	}
+	return "cluster " + cl.Host, objs, warnings, nil
 }
 
 func inNamespace(objs []flux.Object, ns string) []flux.Object {

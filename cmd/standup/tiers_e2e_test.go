@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubestandup/standup/internal/testenv"
 )
@@ -88,5 +92,61 @@ func TestTiersLiveReportsAbsentDependencies(t *testing.T) {
 	}
 	if len(doc.Missing) != 3 {
 		t.Errorf("missing = %d entries, want 3 (web->join, worker->join, worker->side)", len(doc.Missing))
+	}
+}
+
+func TestTiersLiveWithHelmReleases(t *testing.T) {
+	w := world(t, "flux-system", "infra", "web")
+	ctx := context.Background()
+	crd, err := testenv.LoadCRD("testdata/helmrelease-crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Client.Create(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	create(t, w, testenv.KS{Namespace: "flux-system", Name: "infrastructure", Path: "./ok", Suspend: true})
+	hr := func(ns, name string, deps ...map[string]any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+			"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{
+				"kustomize.toolkit.fluxcd.io/name": "infrastructure", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}},
+			"spec": map[string]any{"interval": "1h", "chart": map[string]any{"spec": map[string]any{"chart": name}}},
+		}}
+		if len(deps) > 0 {
+			list := make([]any, len(deps))
+			for i, d := range deps {
+				list[i] = d
+			}
+			u.Object["spec"].(map[string]any)["dependsOn"] = list
+		}
+		return u
+	}
+	for _, u := range []*unstructured.Unstructured{
+		hr("infra", "cert-manager"),
+		hr("infra", "ingress-nginx", map[string]any{"name": "cert-manager"}),
+		hr("web", "podinfo", map[string]any{"name": "ingress-nginx", "namespace": "infra"}),
+	} {
+		var err error
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			// The new CRD takes a moment to be served.
+			if err = w.Client.Create(ctx, u); err == nil || time.Now().After(deadline) {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := runCLI(t, w, "tiers", "-o", "json", "--kinds", "Kustomization,HelmRelease")
+	if res.Code != ExitOK {
+		t.Fatalf("exit %d: %v", res.Code, res.Err)
+	}
+	want := []string{"flux-system/infrastructure infra/cert-manager", "infra/ingress-nginx", "web/podinfo"}
+	if got := tierNames(t, res.Stdout); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("tiers\n got %q\nwant %q", got, want)
+	}
+	if !strings.Contains(res.Stdout, `"appliedBy"`) {
+		t.Error("HelmReleases should name the Kustomization that applies them")
 	}
 }

@@ -55,66 +55,13 @@ func toKustomization(u *unstructured.Unstructured) (*kustomizev1.Kustomization, 
 // about, the same way the live source does.
 func toObject(kind string, u *unstructured.Unstructured) (flux.Object, error) {
 	if kind == KindHelmRelease {
-		return helmReleaseObject(u)
+		return flux.FromHelmRelease(u)
 	}
 	ks, err := toKustomization(u)
 	if err != nil {
 		return flux.Object{}, err
 	}
 	return flux.FromKustomization(ks), nil
-}
-
-// helmReleaseObject reads what the graph needs of a HelmRelease from its
-// unstructured form: dependsOn (namespaces default to the HelmRelease's own),
-// suspend and the chart's source.
-func helmReleaseObject(u *unstructured.Unstructured) (flux.Object, error) {
-	id := idOf(KindHelmRelease, u)
-	obj := flux.Object{Node: tiers.Node{ID: id}}
-	deps, _, err := unstructured.NestedSlice(u.Object, "spec", "dependsOn")
-	if err != nil {
-		return obj, fmt.Errorf("spec.dependsOn: %w", err)
-	}
-	for i, d := range deps {
-		entry, ok := d.(map[string]any)
-		if !ok {
-			return obj, fmt.Errorf("spec.dependsOn[%d]: not an object", i)
-		}
-		name, _, _ := unstructured.NestedString(entry, "name")
-		ns, _, _ := unstructured.NestedString(entry, "namespace")
-		expr, _, _ := unstructured.NestedString(entry, "readyExpr")
-		if name == "" {
-			return obj, fmt.Errorf("spec.dependsOn[%d]: name is empty", i)
-		}
-		if ns == "" {
-			ns = id.Namespace
-		}
-		obj.DependsOn = append(obj.DependsOn, tiers.Dependency{
-			ID:        tiers.ID{Kind: KindHelmRelease, Namespace: ns, Name: name},
-			ReadyExpr: expr,
-		})
-	}
-	obj.Suspended, _, _ = unstructured.NestedBool(u.Object, "spec", "suspend")
-	obj.SourceRef = helmSourceRef(u, id.Namespace)
-	return obj, nil
-}
-
-// helmSourceRef returns spec.chart.spec.sourceRef, else spec.chartRef, with
-// the namespace defaulted to the HelmRelease's.
-func helmSourceRef(u *unstructured.Unstructured, namespace string) tiers.ID {
-	ref, found, _ := unstructured.NestedMap(u.Object, "spec", "chart", "spec", "sourceRef")
-	if !found {
-		ref, found, _ = unstructured.NestedMap(u.Object, "spec", "chartRef")
-	}
-	if !found {
-		return tiers.ID{}
-	}
-	kind, _, _ := unstructured.NestedString(ref, "kind")
-	name, _, _ := unstructured.NestedString(ref, "name")
-	ns, _, _ := unstructured.NestedString(ref, "namespace")
-	if ns == "" {
-		ns = namespace
-	}
-	return tiers.ID{Kind: kind, Namespace: ns, Name: name}
 }
 
 // normalizeKinds validates Options.Kinds and returns it as a set, defaulting

@@ -1,11 +1,8 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/internal/testenv"
-	"github.com/kubestandup/standup/pkg/wait"
 )
 
 // target is what a contender brings up: the Kustomizations of namespace ns
@@ -117,34 +113,17 @@ func standupResume(ctx context.Context, env benchEnv, t target, extra ...string)
 	if usage.Requests, err = ParseRequests(out.stderr); err != nil {
 		return out, err
 	}
-	summary, err := lastSummary(out.stdout)
+	events, err := ReadEvents(out.stdout)
 	if err != nil {
 		return out, err
 	}
-	usage.Mutations = summary.Mutations
+	summary, err := SummaryOf(events)
+	if err != nil {
+		return out, err
+	}
+	usage.Mutations, usage.WritesPerNode = summary.Mutations, WritesPerNode(events)
 	out.usage = &usage
 	return out, nil
-}
-
-// lastSummary decodes the NDJSON events of `resume -o json` and returns
-// the summary event's summary.
-func lastSummary(stdout string) (wait.Summary, error) {
-	var found *wait.Summary
-	sc := bufio.NewScanner(strings.NewReader(stdout))
-	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	for sc.Scan() {
-		var e wait.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return wait.Summary{}, fmt.Errorf("standup event %q is not JSON: %w", sc.Text(), err)
-		}
-		if e.Type == wait.EventSummary && e.Summary != nil {
-			found = e.Summary
-		}
-	}
-	if found == nil {
-		return wait.Summary{}, errors.New("standup printed no summary event")
-	}
-	return *found, sc.Err()
 }
 
 // proc is one child process, in its own process group so that the cap

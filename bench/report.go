@@ -35,7 +35,9 @@ type StandupUsage struct {
 	// MaxRSS is the process's peak resident set, in bytes.
 	MaxRSS int64
 	// Mutations is the summary's count of writes standup decided on.
-	Mutations      int
+	Mutations int
+	// WritesPerNode counts those writes by Kustomization ("namespace/name").
+	WritesPerNode  map[string]int
 	Kustomizations int
 }
 
@@ -110,8 +112,9 @@ func (s Scenario) Met(r Ratio) (met, ok bool) {
 }
 
 // Metrics returns the numbers for b.ReportMetric: each contender's median
-// seconds, each ratio's median, and standup's writes per Kustomization,
-// extra reads (see Requests.ExtraReads) and peak RSS (the worst run).
+// seconds, each ratio's median, and standup's writes per Kustomization (on
+// average and on the busiest one), extra reads (see Requests.ExtraReads)
+// and peak RSS (the worst run).
 func (s Scenario) Metrics() map[string]float64 {
 	out := map[string]float64{}
 	for _, c := range s.Contenders {
@@ -127,13 +130,14 @@ func (s Scenario) Metrics() map[string]float64 {
 	u := s.usage()
 	if len(u.writes) > 0 {
 		out["writes/ks"] = Summarize(u.writes).Max
+		out["max_writes/ks"] = Summarize(u.most).Max
 		out["extra_reads"] = Summarize(u.extra).Max
 		out["rss_MiB"] = Summarize(u.rss).Max
 	}
 	return out
 }
 
-type usageStats struct{ writes, extra, rss, mutations []float64 }
+type usageStats struct{ writes, most, extra, rss, mutations []float64 }
 
 func (s Scenario) usage() usageStats {
 	var u usageStats
@@ -142,6 +146,8 @@ func (s Scenario) usage() usageStats {
 			continue
 		}
 		u.writes = append(u.writes, float64(r.Standup.Requests.Writes())/float64(r.Standup.Kustomizations))
+		_, most := MostWrites(r.Standup.WritesPerNode)
+		u.most = append(u.most, float64(most))
 		u.extra = append(u.extra, float64(r.Standup.Requests.ExtraReads()))
 		u.rss = append(u.rss, float64(r.Standup.MaxRSS)/(1<<20))
 		u.mutations = append(u.mutations, float64(r.Standup.Mutations))
@@ -201,11 +207,13 @@ func (s Scenario) writeUsage(b *strings.Builder) {
 		return
 	}
 	last := s.Runs[len(s.Runs)-1]
-	w := Summarize(u.writes)
+	most := Summarize(u.most)
 	g := Summarize(u.extra)
-	fmt.Fprintf(b, "\nstandup, per run: writes per Kustomization %s, goal ≤ 2: %s; reads beyond one list and one watch per kind %s, goal 0: %s; "+
-		"mutations in its summary %s; peak RSS %s MiB.\n",
-		w.Format(2), yesNo(w.Max <= 2), g.Format(0), yesNo(g.Max == 0), Summarize(u.mutations).Format(0), Summarize(u.rss).Format(1))
+	node, _ := MostWrites(last.Standup.WritesPerNode)
+	fmt.Fprintf(b, "\nstandup, per run: writes per Kustomization %s on average, %s on the busiest one (%s in the last run), goal ≤ 2: %s; "+
+		"reads beyond one list and one watch per kind %s, goal 0: %s; mutations in its summary %s; peak RSS %s MiB.\n",
+		Summarize(u.writes).Format(2), most.Format(0), node, yesNo(most.Max <= 2), g.Format(0), yesNo(g.Max == 0),
+		Summarize(u.mutations).Format(0), Summarize(u.rss).Format(1))
 	if s.StandupMax > 0 {
 		xs, _ := s.Times(Standup)
 		fmt.Fprintf(b, "standup's slowest run took %.1f s (goal ≤ %s: %s).\n", Summarize(xs).Max, s.StandupMax, yesNo(Summarize(xs).Max <= s.StandupMax.Seconds()))

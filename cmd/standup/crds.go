@@ -122,6 +122,20 @@ func repairStuck(ctx context.Context, g globalOptions, cl *cluster, stuck []crds
 }
 
 func applyAll(ctx context.Context, cl *cluster, bundle *crds.Bundle, present map[string]*apiextensionsv1.CustomResourceDefinition, opts crdsOptions, streams Streams) error {
+	var existing []*apiextensionsv1.CustomResourceDefinition
+	var absent []crds.BundleEntry
+	for _, c := range present {
+		existing = append(existing, c)
+	}
+	for _, e := range bundle.All() {
+		if _, ok := present[e.CRD.Name]; !ok {
+			absent = append(absent, e)
+		}
+	}
+	// Checked for the whole bundle first: nothing is applied if anything conflicts.
+	if err := crds.CheckConflicts(absent, existing); err != nil {
+		return err
+	}
 	applied := 0
 	for _, e := range bundle.All() {
 		if _, ok := present[e.CRD.Name]; ok {

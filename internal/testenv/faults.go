@@ -19,8 +19,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Faults a World can inject, each a real event of a production control
@@ -251,20 +253,22 @@ func (w *World) ExpireWatches(ctx context.Context, p *Proxy) (int64, error) {
 // UninstallFlux makes the world a cluster without Flux: it stops
 // kustomize-controller and deletes every CRD of a *.toolkit.fluxcd.io
 // group, then waits until discovery no longer serves those groups.
+//
+// kube-apiserver now and then leaves a CRD deleted right after start-up
+// terminating for good, its customresourcecleanup finalizer never run; a
+// Flux CRD still terminating after cleanupGrace has its finalizer removed
+// (the world holds no Flux objects once the controller is stopped).
 func (w *World) UninstallFlux(ctx context.Context) error {
 	if w.Controller != nil {
 		w.Controller.Stop()
 	}
-	list := &apiextensionsv1.CustomResourceDefinitionList{}
-	if err := w.Client.List(ctx, list); err != nil {
-		return fmt.Errorf("uninstall Flux: list CRDs: %w", err)
+	crds, err := w.fluxCRDs(ctx)
+	if err != nil {
+		return err
 	}
-	for i := range list.Items {
-		crd := &list.Items[i]
-		if strings.HasSuffix(crd.Spec.Group, fluxGroupSuffix) {
-			if err := w.Client.Delete(ctx, crd); err != nil && !isNotFound(err) {
-				return fmt.Errorf("CustomResourceDefinition/%s delete failed: %w", crd.Name, err)
-			}
+	for _, crd := range crds {
+		if err := w.Client.Delete(ctx, crd); err != nil && !isNotFound(err) {
+			return fmt.Errorf("CustomResourceDefinition/%s delete failed: %w", crd.Name, err)
 		}
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(w.Config)
@@ -276,12 +280,51 @@ func (w *World) UninstallFlux(ctx context.Context) error {
 		if err == nil && len(served) == 0 {
 			return nil
 		}
+		if err := w.unstickFluxCRDs(ctx); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("uninstall Flux: the API server still serves %v (%v; CRDs left: %s): %w", served, err, w.fluxCRDsLeft(), ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// cleanupGrace is how long UninstallFlux lets a Flux CRD terminate.
+const cleanupGrace = 10 * time.Second
+
+func (w *World) fluxCRDs(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	list := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := w.Client.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("uninstall Flux: list CRDs: %w", err)
+	}
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for i := range list.Items {
+		if strings.HasSuffix(list.Items[i].Spec.Group, fluxGroupSuffix) {
+			out = append(out, &list.Items[i])
+		}
+	}
+	return out, nil
+}
+
+// unstickFluxCRDs removes the finalizers of Flux CRDs terminating for
+// longer than cleanupGrace.
+func (w *World) unstickFluxCRDs(ctx context.Context) error {
+	crds, err := w.fluxCRDs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		if crd.DeletionTimestamp == nil || time.Since(crd.DeletionTimestamp.Time) < cleanupGrace || len(crd.Finalizers) == 0 {
+			continue
+		}
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+		if err := w.Client.Patch(ctx, crd, patch); err != nil && !isNotFound(err) {
+			return fmt.Errorf("CustomResourceDefinition/%s: remove finalizers: %w", crd.Name, err)
+		}
+	}
+	return nil
 }
 
 // fluxCRDsLeft describes the Flux CRDs that still exist, for errors.

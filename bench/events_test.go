@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"maps"
+	"os"
+	"strings"
+	"testing"
+)
+
+// testdata/deadlock-standup.ndjson is what `standup resume -o json` printed
+// in a deadlock-scenario run of the benchmark.
+func TestEventsOfADeadlockWalk(t *testing.T) {
+	data, err := os.ReadFile("testdata/deadlock-standup.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := ReadEvents(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := SummaryOf(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Ready != 7 || s.Total != 7 || s.Mutations != 11 {
+		t.Fatalf("summary %+v, want 7/7 Ready and 11 mutations", s)
+	}
+	per := WritesPerNode(events)
+	want := map[string]int{
+		"flux-system/flux-system": 1, "flux-system/platform": 1, "flux-system/apps": 1, "flux-system/platform-operators": 1,
+		"monitoring/monitoring": 1, "flux-system/platform-config": 4, "flux-system/apps-vms": 2,
+	}
+	if !maps.Equal(per, want) {
+		t.Fatalf("WritesPerNode = %v, want %v", per, want)
+	}
+	total := 0
+	for _, n := range per {
+		total += n
+	}
+	if total != s.Mutations {
+		t.Fatalf("%d writes counted, summary says %d", total, s.Mutations)
+	}
+}
+
+func TestReadEventsErrors(t *testing.T) {
+	tests := []struct {
+		name, ndjson, wantErr string
+	}{
+		{name: "not JSON", ndjson: "{\"type\":\"node\"}\noops\n", wantErr: `"oops"`},
+		{name: "no summary", ndjson: "{\"type\":\"node\"}\n", wantErr: "no summary"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			events, err := ReadEvents(tt.ndjson)
+			if err == nil {
+				_, err = SummaryOf(events)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestMostWrites(t *testing.T) {
+	tests := []struct {
+		per  map[string]int
+		node string
+		n    int
+	}{
+		{per: nil, node: "", n: 0},
+		{per: map[string]int{"a/x": 1, "a/y": 3, "a/z": 2}, node: "a/y", n: 3},
+		{per: map[string]int{"b/y": 2, "a/x": 2}, node: "a/x", n: 2},
+	}
+	for _, tt := range tests {
+		if node, n := MostWrites(tt.per); node != tt.node || n != tt.n {
+			t.Errorf("MostWrites(%v) = %s %d, want %s %d", tt.per, node, n, tt.node, tt.n)
+		}
+	}
+}

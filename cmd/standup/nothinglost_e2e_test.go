@@ -302,11 +302,11 @@ func allowedWrite(e auditv1.Event) error {
 // reconcileOnly checks that a Kustomization patch touches nothing but
 // metadata.annotations and spec.suspend.
 func reconcileOnly(e auditv1.Event) error {
-	if e.RequestObject == nil && statusOf(e) == 403 {
+	if e.RequestObject == nil && statusOf(e) >= 400 {
 		return nil // refused before the body was read: nothing written
 	}
 	if e.RequestObject == nil {
-		return fmt.Errorf("patched Kustomization/%s/%s with no body logged", e.ObjectRef.Namespace, e.ObjectRef.Name)
+		return fmt.Errorf("patched Kustomization/%s/%s with no body logged (status %d, stage %s)", e.ObjectRef.Namespace, e.ObjectRef.Name, statusOf(e), e.Stage)
 	}
 	var patch map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(e.RequestObject.Raw, &patch); err != nil {

@@ -244,6 +244,10 @@ func record(b *testing.B, env benchEnv, scenario string, run int, c string, out 
 	line := fmt.Sprintf("%s\trun %d\t%-26s\t%7.2fs\tconverged=%v\tready %d/%d", scenario, run, c, out.Elapsed.Seconds(), out.Converged, out.Ready, out.Total)
 	if out.usage != nil {
 		line += fmt.Sprintf("\trss %.1f MiB\tmutations %d\trequests %s", float64(out.usage.MaxRSS)/(1<<20), out.usage.Mutations, out.usage.Requests.Detail())
+
+		if d := out.usage.Diagnosis; d != nil {
+			line += fmt.Sprintf("\tdiagnosis %s suspected %.1fs (%d failed reconciles) proven %.1fs (%d) pre-applied %.1fs", d.Node, d.Suspected.Seconds(), d.FailedAtSuspect, d.Proven.Seconds(), d.FailedAtProof, d.Repaired.Seconds())
+		}
 	}
 	b.Log(line)
 	if !out.Converged && out.stderr != "" {

@@ -122,6 +122,14 @@ func standupResume(ctx context.Context, env benchEnv, t target, extra ...string)
 		return out, err
 	}
 	usage.Mutations, usage.WritesPerNode = summary.Mutations, WritesPerNode(events)
+	if d, suspected, proven, ok := DiagnosisOf(events); ok {
+		counts, err := FailedReconciles(t.w.Controller.Log(), d.Node, suspected, proven)
+		if err != nil {
+			return out, err
+		}
+		d.FailedAtSuspect, d.FailedAtProof = counts[0], counts[1]
+		usage.Diagnosis = &d
+	}
 	out.usage = &usage
 	return out, nil
 }

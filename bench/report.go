@@ -39,6 +39,8 @@ type StandupUsage struct {
 	// WritesPerNode counts those writes by Kustomization ("namespace/name").
 	WritesPerNode  map[string]int
 	Kustomizations int
+	// Diagnosis is when standup diagnosed a deadlock (nil: it proved none).
+	Diagnosis *DiagnosisTiming
 }
 
 // Run is one run of a scenario: every contender from the same cold state.
@@ -219,6 +221,7 @@ func (s Scenario) writeUsage(b *strings.Builder) {
 		fmt.Fprintf(b, "standup's slowest run took %.1f s (goal ≤ %s: %s).\n", Summarize(xs).Max, s.StandupMax, yesNo(Summarize(xs).Max <= s.StandupMax.Seconds()))
 	}
 	fmt.Fprintf(b, "Requests of the last run, by verb: %s; in detail: %s.\n", last.Standup.Requests, last.Standup.Requests.Detail())
+	s.writeDiagnoses(b)
 	if len(last.BoundPath) > 0 {
 		fmt.Fprintf(b, "Critical path of the last run: %s.\n", strings.Join(last.BoundPath, " → "))
 	}
@@ -243,4 +246,31 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// writeDiagnoses reports, for the runs where standup proved a deadlock,
+// when it suspected and proved it and how many reconciles of the stuck
+// Kustomization had failed by then.
+func (s Scenario) writeDiagnoses(b *strings.Builder) {
+	var suspected, proven, repaired, atSuspect, atProof []float64
+	node := ""
+	for _, r := range s.Runs {
+		d := r.Standup.Diagnosis
+		if d == nil {
+			continue
+		}
+		node = d.Node
+		suspected = append(suspected, d.Suspected.Seconds())
+		proven = append(proven, d.Proven.Seconds())
+		repaired = append(repaired, d.Repaired.Seconds())
+		atSuspect = append(atSuspect, float64(d.FailedAtSuspect))
+		atProof = append(atProof, float64(d.FailedAtProof))
+	}
+	if len(proven) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Deadlock diagnosis (%d of %d runs), seconds from standup's first event: suspected %s, proven %s, first CRD pre-applied %s. "+
+		"Failed reconciles of %s in the controller log: %s when suspected, %s when proven (the last one is the reconcile standup requested to prove it).\n",
+		len(proven), len(s.Runs), Summarize(suspected).Format(1), Summarize(proven).Format(1), Summarize(repaired).Format(1),
+		node, Summarize(atSuspect).Format(0), Summarize(atProof).Format(0))
 }

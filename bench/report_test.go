@@ -35,6 +35,13 @@ func run(flux, script, standup, bound float64, fluxConverged bool, patches int, 
 	}
 }
 
+// diagnosed gives r a deadlock diagnosis suspected and proven at the given
+// seconds, after one and two failed reconciles.
+func diagnosed(r Run, suspected, proven float64) Run {
+	r.Standup.Diagnosis = &DiagnosisTiming{Node: "flux-system/platform-config", Suspected: secs(suspected), Proven: secs(proven), Repaired: secs(proven + 0.2), FailedAtSuspect: 1, FailedAtProof: 2}
+	return r
+}
+
 func scenario(runs ...Run) Scenario {
 	return Scenario{
 		Name: "uniform", Title: "5 × 2 lattice", Cap: 10 * time.Minute,
@@ -56,6 +63,7 @@ func TestScenarioMarkdown(t *testing.T) {
 	}{
 		{name: "three-runs", s: scenario(run(90, 3, 2, 1, true, 10, 40), run(120, 2.4, 2.4, 1.2, true, 10, 44), run(95, 4, 2, 1, true, 10, 42))},
 		{name: "flux-capped", s: scenario(run(600, 3, 2, 1, false, 25, 40))},
+		{name: "diagnosed", s: scenario(diagnosed(run(300, 300, 9, 6, false, 12, 60), 3.1, 6.4), run(300, 300, 10, 6, false, 12, 61), diagnosed(run(300, 300, 8, 6, false, 12, 59), 2.9, 6.0))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,7 +32,7 @@ func auditCommand(streams Streams) *cli.Command {
 			&cli.StringFlag{Name: "path", Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
 			&cli.StringFlag{Name: "repo-root", Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "allow-unknown-kinds", Usage: "report kinds of unknown origin as warnings, not errors"},
-			&cli.BoolFlag{Name: "from-cluster", Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (not implemented yet)"},
+			&cli.BoolFlag{Name: "from-cluster", Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (needs --path and a cluster; formats yaml, json)"},
 		},
 		Action: func(c *cli.Context) error {
 			opts := auditOptions{
@@ -45,6 +45,9 @@ func auditCommand(streams Streams) *cli.Command {
 }
 
 func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams Streams) error {
+	if opts.FromCluster {
+		return runAuditFromCluster(ctx, g, opts, streams)
+	}
 	format := g.Output
 	if format == "" {
 		format = printer.FormatText
@@ -52,17 +55,7 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 	if !contains(printer.AuditFormats(), format) {
 		return usageErrorf("audit: unknown output format %q (want one of: %s)", format, strings.Join(printer.AuditFormats(), ", "))
 	}
-	if opts.FromCluster {
-		return usageErrorf("audit: --from-cluster is not implemented yet")
-	}
-	if opts.Path == "" {
-		return usageErrorf("audit: --path is required: the directory of a git checkout holding the cluster's Flux objects, e.g. clusters/prod")
-	}
-	res, err := render.Load(ctx, render.Options{Path: opts.Path, RepoRoot: opts.RepoRoot})
-	if err != nil {
-		return err
-	}
-	cfg, err := audit.LoadConfig(ctx, res.RepoRoot)
+	res, cfg, err := loadCheckout(ctx, "audit", opts)
 	if err != nil {
 		return err
 	}
@@ -84,4 +77,20 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 		return &exitError{code: ExitFailure, err: fmt.Errorf("audit: %d hazards are errors", n), silent: format == printer.FormatText}
 	}
 	return nil
+}
+
+// loadCheckout renders the checkout at opts.Path and reads its standup.yaml.
+func loadCheckout(ctx context.Context, command string, opts auditOptions) (*render.Result, *audit.Config, error) {
+	if opts.Path == "" {
+		return nil, nil, usageErrorf("%s: --path is required: the directory of a git checkout holding the cluster's Flux objects, e.g. clusters/prod", command)
+	}
+	res, err := render.Load(ctx, render.Options{Path: opts.Path, RepoRoot: opts.RepoRoot})
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := audit.LoadConfig(ctx, res.RepoRoot)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, cfg, nil
 }

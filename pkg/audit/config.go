@@ -139,8 +139,11 @@ func (c *Config) validate() error {
 	}
 	for i, r := range c.RuntimeCRDs {
 		field := fmt.Sprintf("runtimeCRDs[%d]", i)
-		if r.Trigger.Kind == "" {
+		switch r.Trigger.Kind {
+		case "":
 			return fmt.Errorf("%s.trigger.kind is empty", field)
+		case TriggerPlaceholder:
+			return fmt.Errorf("%s.trigger.kind is still the skeleton's %s: name the kind whose objects make the operator create %s", field, TriggerPlaceholder, kindList(r.Kinds))
 		}
 		if err := declare(field, r.Kinds); err != nil {
 			return err
@@ -173,3 +176,15 @@ func (e *yamlError) Error() string {
 }
 
 func (e *yamlError) Unwrap() error { return e.err }
+
+// kindList names kinds for a message: "StorageProfile.cdi.kubevirt.io, DataVolume.cdi.kubevirt.io".
+func kindList(kinds []GroupKind) string {
+	names := make([]string, len(kinds))
+	for i, gk := range kinds {
+		names[i] = gk.String()
+	}
+	if len(names) == 0 {
+		return "its kinds"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/audit"
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// runAuditFromCluster is `standup audit --from-cluster`: it reads the live
+// CRDs and Kustomization inventories of a healthy cluster, renders the
+// checkout, and prints the standup.yaml entries for the CRDs the checkout
+// does not produce. It reads only; the skeleton goes to stdout.
+func runAuditFromCluster(ctx context.Context, g globalOptions, opts auditOptions, streams Streams) error {
+	format := g.Output
+	if format == "" {
+		format = printer.FormatYAML
+	}
+	if !contains(printer.SkeletonFormats(), format) {
+		return usageErrorf("audit --from-cluster: unknown output format %q (want one of: %s)", format, strings.Join(printer.SkeletonFormats(), ", "))
+	}
+	res, cfg, err := loadCheckout(ctx, "audit --from-cluster", opts)
+	if err != nil {
+		return err
+	}
+	cl, err := connect(g)
+	if err != nil {
+		return err
+	}
+	present, err := listCRDs(ctx, cl)
+	if err != nil {
+		return err
+	}
+	kss, err := flux.ListKustomizations(ctx, cl.Client, "")
+	if err != nil {
+		return err
+	}
+	inventories := make(map[tiers.ID][]string, len(kss))
+	for _, ks := range kss {
+		inventories[ks.ID] = flux.CRDsInInventory(ks.Inventory)
+	}
+	live := make([]audit.ClusterCRD, 0, len(present))
+	for _, crd := range present {
+		live = append(live, audit.ClusterCRDOf(crd))
+	}
+	sk := audit.BuildSkeleton(res, cfg, live, inventories)
+	if err := printer.PrintSkeleton(streams.Out, format, sk); err != nil {
+		return err
+	}
+	if !g.Quiet {
+		declare := len(sk.Config.RuntimeCRDs) + len(sk.Config.ChartCRDs)
+		fmt.Fprintf(streams.Err, "audit --from-cluster: %d live CRDs, %d produced by %s, %d standup.yaml entries to add", len(present), sk.Produced, res.Path, declare)
+		if sk.Placeholders > 0 {
+			fmt.Fprintf(streams.Err, " (%d with a %s trigger to fill in)", sk.Placeholders, audit.TriggerPlaceholder)
+		}
+		fmt.Fprintln(streams.Err)
+	}
+	return nil
+}

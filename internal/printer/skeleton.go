@@ -1,0 +1,123 @@
+package printer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/kubestandup/standup/pkg/audit"
+)
+
+// SkeletonFormats returns the formats PrintSkeleton accepts, default first.
+// "text" is accepted as the default's other name, because it is audit's.
+func SkeletonFormats() []string {
+	return []string{FormatYAML, FormatText, FormatJSON}
+}
+
+// PrintSkeleton writes sk to w: a commented standup.yaml fragment (yaml or
+// text), or the findings as json. Nothing is written when rendering fails.
+func PrintSkeleton(w io.Writer, format string, sk *audit.Skeleton) error {
+	var buf strings.Builder
+	switch format {
+	case FormatYAML, FormatText:
+		writeSkeletonYAML(&buf, sk)
+	case FormatJSON:
+		doc := skeletonDocument{SchemaVersion: AuditSchemaVersion, Skeleton: *sk}
+		doc.Findings = nonNil(doc.Findings)
+		data, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return fmt.Errorf("audit --from-cluster json output: %w", err)
+		}
+		buf.Write(data)
+		buf.WriteByte('\n')
+	default:
+		return fmt.Errorf("unknown output format %q (want one of: %s)", format, strings.Join(SkeletonFormats(), ", "))
+	}
+	if _, err := io.WriteString(w, buf.String()); err != nil {
+		return fmt.Errorf("writing audit --from-cluster output: %w", err)
+	}
+	return nil
+}
+
+// skeletonDocument is the json document of `audit --from-cluster`.
+type skeletonDocument struct {
+	SchemaVersion int `json:"schemaVersion"`
+	audit.Skeleton
+}
+
+// writeSkeletonYAML writes the declarations as standup.yaml, each kind
+// preceded by a comment saying how its source was inferred, and the live CRDs
+// that need no declaration as a trailing comment block.
+func writeSkeletonYAML(b *strings.Builder, sk *audit.Skeleton) {
+	reasons := map[audit.GroupKind]audit.CRDFinding{}
+	for _, f := range sk.Findings {
+		reasons[f.Defines] = f
+	}
+	fmt.Fprintf(b, "# standup.yaml entries for the live CRDs that no Kustomization under %s produces\n", sk.Path)
+	b.WriteString("# (`standup audit --from-cluster`). Review every entry before adding it to standup.yaml.\n")
+	if sk.Placeholders > 0 {
+		verb := "are"
+		if sk.Placeholders == 1 {
+			verb = "is"
+		}
+		fmt.Fprintf(b, "# %s %s %s: standup refuses the file until each names the kind that makes the operator create its CRDs.\n", plural(sk.Placeholders, "trigger"), verb, audit.TriggerPlaceholder)
+	}
+	fmt.Fprintf(b, "apiVersion: %s\nkind: %s\n", sk.Config.APIVersion, sk.Config.Kind)
+	if len(sk.Config.RuntimeCRDs) == 0 {
+		b.WriteString("runtimeCRDs: []\n")
+	} else {
+		b.WriteString("runtimeCRDs:\n")
+	}
+	for _, r := range sk.Config.RuntimeCRDs {
+		fmt.Fprintf(b, "  - trigger:\n      group: %s\n      kind: %s\n    kinds:\n", yamlScalar(r.Trigger.Group), yamlScalar(r.Trigger.Kind))
+		writeSkeletonKinds(b, r.Kinds, reasons)
+	}
+	if len(sk.Config.ChartCRDs) == 0 {
+		b.WriteString("chartCRDs: []\n")
+	} else {
+		b.WriteString("chartCRDs:\n")
+	}
+	for _, c := range sk.Config.ChartCRDs {
+		fmt.Fprintf(b, "  - helmRelease:\n      namespace: %s\n      name: %s\n    kinds:\n", yamlScalar(c.HelmRelease.Namespace), yamlScalar(c.HelmRelease.Name))
+		writeSkeletonKinds(b, c.Kinds, reasons)
+	}
+	header := false
+	for _, f := range sk.Findings {
+		if f.Source != audit.SourceKustomization && f.Source != audit.SourceDeclared {
+			continue
+		}
+		if !header {
+			b.WriteString("# Live CRDs this file need not declare:\n")
+			header = true
+		}
+		fmt.Fprintf(b, "#   %s: %s\n", f.CRD, f.Reason)
+	}
+	fmt.Fprintf(b, "# %d live CRDs are produced by this checkout's Kustomizations; Flux's own CRDs are left out.\n", sk.Produced)
+}
+
+func writeSkeletonKinds(b *strings.Builder, kinds []audit.GroupKind, reasons map[audit.GroupKind]audit.CRDFinding) {
+	for _, gk := range kinds {
+		if f, ok := reasons[gk]; ok {
+			fmt.Fprintf(b, "      # %s: %s\n", f.CRD, f.Reason)
+		}
+		fmt.Fprintf(b, "      - group: %s\n        kind: %s\n", yamlScalar(gk.Group), yamlScalar(gk.Kind))
+	}
+}
+
+var plainScalar = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9.\-_]*$`)
+
+// yamlScalar writes s bare when YAML reads it back as the same string, and
+// double-quoted (a JSON string is a YAML one) otherwise.
+func yamlScalar(s string) string {
+	switch strings.ToLower(s) {
+	case "true", "false", "yes", "no", "on", "off", "null", "y", "n":
+		return strconv.Quote(s)
+	}
+	if plainScalar.MatchString(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}

@@ -43,8 +43,9 @@ type ClusterCRD struct {
 	// Owners are the kinds and names of the CRD's ownerReferences, controller
 	// first.
 	Owners []Object
-	// Managers are the field managers that wrote the CRD, in the order of
-	// its managedFields (the creator is usually first).
+	// Managers are the field managers that wrote the CRD's spec or
+	// metadata, in the order of its managedFields (the creator is usually
+	// first).
 	Managers []string
 }
 
@@ -65,6 +66,11 @@ func ClusterCRDOf(crd *apiextensionsv1.CustomResourceDefinition) ClusterCRD {
 		}
 	}
 	for _, m := range crd.ManagedFields {
+		// The API server's own status writes (Established) say nothing of
+		// who created the CRD.
+		if m.Subresource == "status" {
+			continue
+		}
 		if m.Manager != "" && !slices.Contains(c.Managers, m.Manager) {
 			c.Managers = append(c.Managers, m.Manager)
 		}

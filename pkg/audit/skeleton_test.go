@@ -160,7 +160,7 @@ func TestClusterCRDOf(t *testing.T) {
 				{APIVersion: "v1", Kind: "Namespace", Name: "cdi"},
 				{APIVersion: "cdi.kubevirt.io/v1beta1", Kind: "CDI", Name: "cdi", Controller: ptr.To(true)},
 			},
-			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "cdi-operator"}, {Manager: "standup"}, {Manager: "cdi-operator"}},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-apiserver", Subresource: "status"}, {Manager: "cdi-operator"}, {Manager: "standup"}, {Manager: "cdi-operator"}},
 		},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: "cdi.kubevirt.io", Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: "StorageProfile"}},
 	}

@@ -121,7 +121,7 @@ func standupResume(ctx context.Context, env benchEnv, t target, extra ...string)
 	if err != nil {
 		return out, err
 	}
-	usage.Mutations, usage.WritesPerNode = summary.Mutations, WritesPerNode(events)
+	usage.Mutations, usage.WritesPerNode, usage.PatchesPerNode = summary.Mutations, WritesPerNode(events), PatchesPerNode(events)
 	if d, suspected, proven, ok := DiagnosisOf(events); ok {
 		counts, err := FailedReconciles(t.w.Controller.Log(), d.Node, suspected, proven)
 		if err != nil {

@@ -48,6 +48,18 @@ func WritesPerNode(events []wait.Event) map[string]int {
 	return out
 }
 
+// PatchesPerNode counts only the writes to each Kustomization itself: its
+// reconcile requests (resume included), not the CRDs pre-applied for it.
+func PatchesPerNode(events []wait.Event) map[string]int {
+	out := map[string]int{}
+	for _, e := range events {
+		if e.Type == wait.EventAction && e.Node != nil && e.Action == string(wait.ActionReconcile) {
+			out[e.Node.NamespacedName()]++
+		}
+	}
+	return out
+}
+
 // MostWrites returns the node with the most writes and their number; ties
 // go to the first name in order.
 func MostWrites(perNode map[string]int) (string, int) {

@@ -33,6 +33,11 @@ func TestEventsOfADeadlockWalk(t *testing.T) {
 	if !maps.Equal(per, want) {
 		t.Fatalf("WritesPerNode = %v, want %v", per, want)
 	}
+	patches := PatchesPerNode(events)
+	want["flux-system/platform-config"] = 3 // the recorded walk predates the proof from the CRD watch
+	if !maps.Equal(patches, want) {
+		t.Fatalf("PatchesPerNode = %v, want %v", patches, want)
+	}
 	total := 0
 	for _, n := range per {
 		total += n

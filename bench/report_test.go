@@ -30,15 +30,16 @@ func run(flux, script, standup, bound float64, fluxConverged bool, patches int, 
 				{Verb: "get", Resource: "/api"}:                                         1,
 			},
 			MaxRSS: rss << 20, Mutations: patches, Kustomizations: 10,
-			WritesPerNode: map[string]int{"ns/a": patches - 9, "ns/b": 1},
+			WritesPerNode:  map[string]int{"ns/a": patches - 9, "ns/b": 1},
+			PatchesPerNode: map[string]int{"ns/a": min(patches-9, 2), "ns/b": 1},
 		},
 	}
 }
 
 // diagnosed gives r a deadlock diagnosis suspected and proven at the given
-// seconds, after one and two failed reconciles.
+// seconds, both after one failed reconcile.
 func diagnosed(r Run, suspected, proven float64) Run {
-	r.Standup.Diagnosis = &DiagnosisTiming{Node: "flux-system/platform-config", Suspected: secs(suspected), Proven: secs(proven), Repaired: secs(proven + 0.2), FailedAtSuspect: 1, FailedAtProof: 2}
+	r.Standup.Diagnosis = &DiagnosisTiming{Node: "flux-system/platform-config", Suspected: secs(suspected), Proven: secs(proven), Repaired: secs(proven + 0.2), FailedAtSuspect: 1, FailedAtProof: 1}
 	return r
 }
 
@@ -97,14 +98,14 @@ func TestScenarioGoalsAndMetrics(t *testing.T) {
 			s:    scenario(run(90, 3, 2, 1, true, 10, 40), run(120, 2.4, 2.4, 1.2, true, 10, 44), run(95, 4, 2, 1, true, 10, 42)),
 			met:  []bool{true, true},
 			metrics: map[string]float64{"flux_s": 95, "script_s": 3, "standup_s": 2, "bound_s": 1,
-				"standup/bound": 2, "flux/standup": 47.5, "script/standup": 1.5, "writes/ks": 1, "max_writes/ks": 1, "extra_reads": 1, "rss_MiB": 44},
+				"standup/bound": 2, "flux/standup": 47.5, "script/standup": 1.5, "writes/ks": 1, "max_writes/ks": 1, "max_patches/ks": 1, "extra_reads": 1, "rss_MiB": 44},
 		},
 		{
 			name: "script faster than standup, too many writes",
 			s:    scenario(run(15, 1, 2, 1, false, 25, 40)),
 			met:  []bool{false, false},
 			metrics: map[string]float64{"flux_s": 15, "script_s": 1, "standup_s": 2, "bound_s": 1,
-				"standup/bound": 2, "flux/standup": 7.5, "script/standup": 0.5, "writes/ks": 2.5, "max_writes/ks": 16, "extra_reads": 1, "rss_MiB": 40},
+				"standup/bound": 2, "flux/standup": 7.5, "script/standup": 0.5, "writes/ks": 2.5, "max_writes/ks": 16, "max_patches/ks": 2, "extra_reads": 1, "rss_MiB": 40},
 		},
 	}
 	for _, tt := range tests {

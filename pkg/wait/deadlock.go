@@ -27,14 +27,19 @@ func (w *Walker) lookupCRD(gk schema.GroupKind) crds.CRDPresence {
 }
 
 // suspect records a dry-run failure on a missing kind seen before standup's
-// next request, so that request's outcome proves or clears it.
+// next request, so that request's outcome proves or clears it; the grace for
+// an operator runs from now.
 func (w *Walker) suspect(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) {
 	d, ok := crds.Diagnose(obj, w.lookupCRD, w.opts.Bundle)
 	if !ok || !d.Deadlocked() {
 		return
 	}
-	st.diag = &d
-	w.diagnosis(now, id, &d, "suspected cold-start deadlock; re-checking with a reconcile standup requests")
+	st.diag, st.confirmAt = &d, now.Add(w.opts.ConfirmAfter)
+	w.diagnosis(now, id, &d, w.suspectedMessage())
+}
+
+func (w *Walker) suspectedMessage() string {
+	return fmt.Sprintf("suspected cold-start deadlock; giving an operator %s to create the CRD", w.opts.ConfirmAfter)
 }
 
 // onDeadlock handles a reconcile standup requested that failed its dry-run
@@ -48,24 +53,26 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 			w.note(now, id, st, "WaitingForCRDs", "waiting for CRDs to be established: "+joinTypes(d.Pending))
 			return nil, st.deadline
 		}
-		st.diag, st.confirm = nil, ""
+		st.diag, st.confirm, st.confirmAt = nil, "", time.Time{}
 		return []Action{w.request(now, id, st, false)}, st.deadline
 	}
-	if st.diag == nil || !crds.SameFailure(*st.diag, d) || (st.confirm != "" && st.confirm != st.token) {
-		st.diag, st.confirm, st.confirmAt = &d, "", now.Add(w.opts.ConfirmAfter)
-		w.diagnosis(now, id, &d, "suspected cold-start deadlock; re-checking with a reconcile standup requests")
-		w.note(now, id, st, "SuspectedDeadlock", "dry-run failed on missing kinds "+joinTypes(d.Missing)+"; re-checking")
+	// Only the answer to standup's own request gets here (stepReconciling
+	// checks the token), so the failure is current, not a stale condition.
+	// What is left to rule out is an operator whose trigger was just applied
+	// and that is about to create the CRD: the CRD watch tells, after the
+	// grace, without asking the controller again.
+	if st.diag == nil || !crds.SameFailure(*st.diag, d) || st.confirm != st.token {
+		if st.diag == nil || !crds.SameFailure(*st.diag, d) {
+			st.confirmAt = now.Add(w.opts.ConfirmAfter)
+			w.diagnosis(now, id, &d, w.suspectedMessage())
+		}
+		st.diag, st.confirm = &d, st.token
+		w.note(now, id, st, "SuspectedDeadlock", "dry-run failed on missing kinds "+joinTypes(d.Missing)+"; waiting for an operator to create them")
+	}
+	if now.Before(st.confirmAt) {
 		return nil, st.confirmAt
 	}
-	if st.confirm == "" {
-		if now.Before(st.confirmAt) {
-			return nil, st.confirmAt
-		}
-		a := w.request(now, id, st, false)
-		st.confirm = a.Token
-		return []Action{a}, st.deadline
-	}
-	w.diagnosis(now, id, &d, "cold-start deadlock proven: the same dry-run failure came back from a reconcile standup requested")
+	w.diagnosis(now, id, &d, fmt.Sprintf("cold-start deadlock proven: a reconcile standup requested failed its dry-run, and no CRD appeared within %s", w.opts.ConfirmAfter))
 	switch {
 	case st.remedied:
 		st.deadlock = true

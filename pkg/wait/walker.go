@@ -34,9 +34,8 @@ type Options struct {
 	// ready (its cache lagging ours).
 	RequeueAfter time.Duration
 	// ConfirmAfter is how long standup lets an operator create a missing CRD
-	// after a first dry-run failure before it requests the reconcile that
-	// proves the deadlock. It tells a deadlock from a race with an operator
-	// whose trigger is already applied.
+	// after a dry-run failure before the deadlock counts as proven. It tells a
+	// deadlock from a race with an operator whose trigger is already applied.
 	ConfirmAfter time.Duration
 	// AdditiveCELDependencyCheck mirrors kustomize-controller's feature gate
 	// of that name: a readyExpr is checked in addition to, not instead of,
@@ -58,8 +57,8 @@ type nodeState struct {
 	message   string
 	reason    string
 	diag      *crds.Diagnosis
-	confirm   string    // the token whose handling proves or clears diag
-	confirmAt time.Time // when to request that reconcile
+	confirm   string    // the token of the request whose failure diag is
+	confirmAt time.Time // when diag counts as proven if no CRD has appeared
 	remedied  bool
 	applied   []string // CRDs a pre-apply created, awaited before the next request
 	retryAt   time.Time
@@ -108,13 +107,18 @@ type Walker struct {
 	exprs      exprCache
 }
 
+// DefaultConfirmAfter is Options.ConfirmAfter's default: longer than a
+// CRD-creating operator takes to act on a trigger it has seen (cdi-operator
+// creates its CRDs within a second or two), far shorter than Flux's retry.
+const DefaultConfirmAfter = 3 * time.Second
+
 // NewWalker starts a walk at now.
 func NewWalker(opts Options, now time.Time) *Walker {
 	if opts.RequeueAfter == 0 {
 		opts.RequeueAfter = 2 * time.Second
 	}
 	if opts.ConfirmAfter == 0 {
-		opts.ConfirmAfter = 3 * time.Second
+		opts.ConfirmAfter = DefaultConfirmAfter
 	}
 	return &Walker{
 		opts: opts, start: now,
@@ -364,9 +368,6 @@ func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *no
 	st.kickedAt = now
 	st.deadline = now.Add(w.timeout(obj))
 	a := w.request(now, id, st, obj.Suspended)
-	if st.diag != nil {
-		st.confirm = a.Token
-	}
 	w.set(now, id, st, PhaseReconciling, "Requested", requestMessage(obj.Suspended))
 	return []Action{a}, st.deadline
 }

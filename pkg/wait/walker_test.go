@@ -235,19 +235,24 @@ func TestWalkerProvesDeadlockThenPreApplies(t *testing.T) {
 	act, _, _ := w.Step(t0)
 	first := only(t, act, ActionReconcile, "platform-config")
 
-	// The first failure is only a suspicion: standup gives an operator time
-	// to create the CRD, then asks again.
+	// The failure of standup's own request is only a suspicion until the
+	// grace has passed without an operator creating the CRD.
 	w.ObserveKustomization(handled(pc, first.Token, "False", "ReconciliationFailed", dryRun))
 	act, evs, next := w.Step(t0.Add(time.Second))
 	none(t, act)
 	if !hasDiagnosis(evs, "suspected") {
 		t.Fatalf("want a suspected-deadlock diagnosis event, got %+v", evs)
 	}
-	act, _, _ = w.Step(next)
-	confirm := only(t, act, ActionReconcile, "platform-config")
-	// The same failure from standup's own request proves it.
-	w.ObserveKustomization(handled(pc, confirm.Token, "False", "ReconciliationFailed", dryRun))
-	act, evs, _ = w.Step(t0.Add(2 * time.Second))
+	if want := t0.Add(time.Second + DefaultConfirmAfter); !next.Equal(want) {
+		t.Fatalf("next wake %s, want the end of the grace %s", next, want)
+	}
+	act, evs, _ = w.Step(next.Add(-time.Millisecond))
+	none(t, act)
+	if hasDiagnosis(evs, "proven") {
+		t.Fatal("proven before the grace ended")
+	}
+	// No second reconcile: the CRD watch shows the kind still absent.
+	act, evs, _ = w.Step(next)
 	pre := only(t, act, ActionPreApplyCRDs, "platform-config")
 	if !hasDiagnosis(evs, "proven") || pre.Diagnosis == nil || pre.Diagnosis.Missing[0].Kind != "StorageProfile" {
 		t.Fatalf("want a proven diagnosis naming StorageProfile, got %+v", pre.Diagnosis)
@@ -296,12 +301,15 @@ func TestWalkerDeadlockOutcomes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pc := node("platform-config", false)
 			w := newTestWalker(tt.opts, pc)
-			// Already failing before standup asked: its first request proves it.
+			// Already failing before standup asked: its first request proves
+			// it, once the grace since the first sight has passed.
 			w.ObserveKustomization(handled(pc, "", "False", "ReconciliationFailed", dryRun))
 			act, _, _ := w.Step(t0)
 			kick := only(t, act, ActionReconcile, "platform-config")
 			w.ObserveKustomization(handled(pc, kick.Token, "False", "ReconciliationFailed", dryRun))
-			act, _, _ = w.Step(t0.Add(time.Second))
+			act, _, next := w.Step(t0.Add(time.Second))
+			none(t, act)
+			act, _, _ = w.Step(next)
 			if tt.result != nil {
 				pre := only(t, act, ActionPreApplyCRDs, "platform-config")
 				w.Done(ActionResult{Action: pre, Err: tt.result})

@@ -61,11 +61,12 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 	// What is left to rule out is an operator whose trigger was just applied
 	// and that is about to create the CRD: the CRD watch tells, after the
 	// grace, without asking the controller again.
-	if st.diag == nil || !crds.SameFailure(*st.diag, d) || st.confirm != st.token {
-		if st.diag == nil || !crds.SameFailure(*st.diag, d) {
-			st.confirmAt = now.Add(w.opts.ConfirmAfter)
-			w.diagnosis(now, id, &d, w.suspectedMessage())
-		}
+	fresh := st.diag == nil || !crds.SameFailure(*st.diag, d)
+	if fresh {
+		st.confirmAt = now.Add(w.opts.ConfirmAfter)
+		w.diagnosis(now, id, &d, w.suspectedMessage())
+	}
+	if fresh || st.confirm != st.token {
 		st.diag, st.confirm = &d, st.token
 		w.note(now, id, st, "SuspectedDeadlock", "dry-run failed on missing kinds "+joinTypes(d.Missing)+"; waiting for an operator to create them")
 	}

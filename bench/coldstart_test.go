@@ -287,6 +287,11 @@ func report(b *testing.B, env benchEnv, s Scenario) {
 	for unit, v := range s.Metrics() {
 		b.ReportMetric(v, unit)
 	}
+	// The tables are written either way; a missed goal fails the run, so
+	// scripts/bench-coldstart.sh exits non-zero.
+	for _, miss := range s.Missed() {
+		b.Errorf("%s: goal missed: %s", s.Name, miss)
+	}
 }
 
 func lastLines(s string, n int) string {

@@ -281,3 +281,30 @@ func (s Scenario) writeDiagnoses(b *strings.Builder) {
 		len(proven), len(s.Runs), Summarize(suspected).Format(1), Summarize(proven).Format(1), Summarize(repaired).Format(1),
 		node, Summarize(atSuspect).Format(0), Summarize(atProof).Format(0))
 }
+
+// Missed lists the goals the scenario's medians do not meet: each
+// ratio with a goal, standup's slowest run against StandupMax, at most 2
+// patches to any Kustomization, and no reads beyond a list and a watch per
+// kind. Empty when every goal is met.
+func (s Scenario) Missed() []string {
+	var out []string
+	for _, r := range s.Ratios {
+		if met, ok := s.Met(r); ok && !met {
+			xs, _ := s.RatioValues(r)
+			out = append(out, fmt.Sprintf("%s / %s = %.2f, want %s %g", r.Num, r.Den, Summarize(xs).Median, r.Op, r.Target))
+		}
+	}
+	if s.StandupMax > 0 {
+		if xs, atLeast := s.Times(Standup); len(xs) > 0 && (atLeast || Summarize(xs).Max > s.StandupMax.Seconds()) {
+			out = append(out, fmt.Sprintf("standup's slowest run took %.1f s, want ≤ %s", Summarize(xs).Max, s.StandupMax))
+		}
+	}
+	u := s.usage()
+	if len(u.mostPatches) > 0 && Summarize(u.mostPatches).Max > 2 {
+		out = append(out, fmt.Sprintf("%.0f patches to one Kustomization, want ≤ 2", Summarize(u.mostPatches).Max))
+	}
+	if len(u.extra) > 0 && Summarize(u.extra).Max > 0 {
+		out = append(out, fmt.Sprintf("%.0f reads beyond one list and one watch per kind, want 0", Summarize(u.extra).Max))
+	}
+	return out
+}

@@ -5,8 +5,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubestandup/standup/pkg/kube"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -132,5 +135,45 @@ func TestRatioSkipsUnconvergedDenominator(t *testing.T) {
 	xs, _ := scenario(r).RatioValues(Ratio{Num: FluxAlone, Den: Standup})
 	if len(xs) != 0 {
 		t.Fatalf("ratio over a standup run that did not converge: %v", xs)
+	}
+}
+
+func TestScenarioMissed(t *testing.T) {
+	// clean drops the fixture's second list: no reads beyond the informers'.
+	clean := func(r Run) Run {
+		r.Standup.Requests[kube.Request{Verb: "list", Resource: "kustomizations.kustomize.toolkit.fluxcd.io"}] = 1
+		return r
+	}
+	slow := run(90, 3, 70, 1, true, 10, 40)
+	tests := []struct {
+		name string
+		s    Scenario
+		want []string
+	}{
+		{name: "goals met", s: scenario(clean(run(90, 3, 2, 1, true, 10, 40)), clean(run(120, 2.4, 2.4, 1.2, true, 10, 44)))},
+		{name: "every goal missed", s: scenario(run(15, 1, 2, 1, false, 25, 40), slow), want: []string{
+			"flux alone / standup = 4.39, want ≥ 10",
+			"tier script / standup = 0.27, want ≥ 1",
+			"standup's slowest run took 70.0 s, want ≤ 1m0s",
+			"reads beyond one list and one watch per kind, want 0",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.s.Missed()
+			if len(got) != len(tt.want) {
+				t.Fatalf("Missed() = %q, want %d entries like %q", got, len(tt.want), tt.want)
+			}
+			for i := range got {
+				if !strings.Contains(got[i], tt.want[i]) {
+					t.Errorf("Missed()[%d] = %q, want it to contain %q", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+	many := scenario(clean(run(90, 3, 2, 1, true, 10, 40)))
+	many.Runs[0].Standup.PatchesPerNode = map[string]int{"ns/a": 3}
+	if got := many.Missed(); len(got) != 1 || got[0] != "3 patches to one Kustomization, want ≤ 2" {
+		t.Errorf("Missed() with 3 patches = %q", got)
 	}
 }

@@ -65,6 +65,7 @@ type nodeState struct {
 	retries   int // re-requests after DependencyNotReady, for backoff
 	timedOut  bool
 	deadlock  bool
+	reopened  bool // Flux parked it at DependencyNotReady after it was Ready; asked again once
 	wake      time.Time // when the node asked to be looked at again
 	// last* are what the last event said, so an unchanged state is not re-emitted.
 	lastPhase   Phase
@@ -232,7 +233,7 @@ func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
 		})
 		for _, id := range batch {
 			st, ok := w.nodes[id]
-			if !ok || !w.sel.active(id) || st.phase.Terminal() {
+			if !ok || !w.sel.active(id) || (st.phase.Terminal() && !(st.phase == PhaseReady && !st.reopened)) {
 				continue
 			}
 			a, wake := w.stepNode(now, id, w.objs[id], st)
@@ -316,8 +317,29 @@ func (w *Walker) stepNode(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 		return w.stepRemediating(now, id, obj, st)
 	case PhaseCRDs:
 		return nil, w.stepCRDs(now, id, obj, st)
+	case PhaseReady:
+		return w.stepSettled(now, id, obj, st)
 	}
 	return nil, time.Time{}
+}
+
+// stepSettled watches a node already Ready. kustomize-controller may run it
+// again (the root re-applying it, a reconcile standup requested of its
+// dependency) and, finding that dependency mid-reconcile, park it at
+// DependencyNotReady until its own re-check, 30 s later; its dependents
+// would wait that out. standup reopens such a node once, so that it is asked
+// again as soon as its dependencies are Ready, and its dependents wait for it.
+func (w *Walker) stepSettled(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+	if st.reopened || obj.Ready == nil || obj.Ready.Status != "False" || obj.Ready.Reason != meta.DependencyNotReadyReason {
+		return nil, time.Time{}
+	}
+	st.reopened = true
+	st.retryAt, st.retries = time.Time{}, 0
+	w.set(now, id, st, PhasePending, meta.DependencyNotReadyReason, "Flux found a dependency not ready after this was Ready: "+obj.Ready.Message)
+	for _, d := range w.dependents[id] {
+		w.touch(d)
+	}
+	return w.stepPending(now, id, obj, st)
 }
 
 func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
@@ -527,6 +549,9 @@ func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, rea
 		w.busy[id] = struct{}{}
 	default:
 		delete(w.busy, id)
+	}
+	if old.Terminal() && !phase.Terminal() && w.sel.active(id) {
+		w.open++ // a Ready node reopened (stepSettled)
 	}
 	if phase.Terminal() && !old.Terminal() {
 		if w.sel.active(id) {

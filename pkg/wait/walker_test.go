@@ -2,6 +2,7 @@ package wait
 
 import (
 	"errors"
+	"github.com/fluxcd/pkg/apis/meta"
 	"strings"
 	"testing"
 	"time"
@@ -397,4 +398,40 @@ func hasDiagnosis(evs []Event, word string) bool {
 		}
 	}
 	return false
+}
+
+// Flux can park a Ready node at DependencyNotReady when it runs it again
+// while a dependency is mid-reconcile; standup asks again at once (once),
+// instead of leaving it, and its dependents, to Flux's 30 s re-check.
+func TestWalkerReopensANodeFluxParked(t *testing.T) {
+	r, a, b := node("r", false), node("a", false, "r"), node("b", false, "a")
+	w := newTestWalker(Options{}, r, a, b)
+	act, _, _ := w.Step(t0)
+	kr := only(t, act, ActionReconcile, "r")
+	w.ObserveKustomization(readyAt(r, kr.Token))
+	act, _, _ = w.Step(t0.Add(time.Second))
+	ka := only(t, act, ActionReconcile, "a")
+	w.ObserveKustomization(readyAt(a, ka.Token))
+	act, _, _ = w.Step(t0.Add(2 * time.Second))
+	kb := only(t, act, ActionReconcile, "b")
+	phase(t, w, "a", PhaseReady)
+
+	// Flux re-runs a while r reconciles again, and parks it.
+	parked := handled(a, ka.Token, "False", meta.DependencyNotReadyReason, "dependency 'flux-system/r' is not ready")
+	w.ObserveKustomization(parked)
+	act, _, _ = w.Step(t0.Add(3 * time.Second))
+	again := only(t, act, ActionReconcile, "a")
+	phase(t, w, "a", PhaseReconciling)
+	w.ObserveKustomization(readyAt(a, again.Token))
+	w.ObserveKustomization(readyAt(b, kb.Token))
+	act, _, _ = w.Step(t0.Add(4 * time.Second))
+	none(t, act)
+	phase(t, w, "a", PhaseReady)
+	phase(t, w, "b", PhaseReady)
+
+	// A second time it is left to Flux: at most two requests per node.
+	w.ObserveKustomization(handled(a, again.Token, "False", meta.DependencyNotReadyReason, "dependency 'flux-system/r' is not ready"))
+	act, _, _ = w.Step(t0.Add(5 * time.Second))
+	none(t, act)
+	phase(t, w, "a", PhaseReady)
 }

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -52,15 +51,7 @@ not json
 // The recorded walk of the seed deadlock: suspected at platform-config's
 // first failure, proven about 3.3 s later, the CRD pre-applied right after.
 func TestDiagnosisOfRecordedWalk(t *testing.T) {
-	data, err := os.ReadFile("testdata/deadlock-standup.ndjson")
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := ReadEvents(string(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, suspected, proven, ok := DiagnosisOf(events)
+	d, suspected, proven, ok := DiagnosisOf(recordedWalk(t))
 	if !ok || d.Node != "flux-system/platform-config" {
 		t.Fatalf("DiagnosisOf = %+v, %v; want platform-config proven", d, ok)
 	}

@@ -5,11 +5,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/kubestandup/standup/pkg/wait"
 )
 
-// testdata/deadlock-standup.ndjson is what `standup resume -o json` printed
-// in a deadlock-scenario run of the benchmark.
-func TestEventsOfADeadlockWalk(t *testing.T) {
+// recordedWalk reads testdata/deadlock-standup.ndjson, what `standup resume
+// -o json` printed in a deadlock-scenario run of the benchmark.
+func recordedWalk(t *testing.T) []wait.Event {
+	t.Helper()
 	data, err := os.ReadFile("testdata/deadlock-standup.ndjson")
 	if err != nil {
 		t.Fatal(err)
@@ -18,6 +21,13 @@ func TestEventsOfADeadlockWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return events
+}
+
+// testdata/deadlock-standup.ndjson is what `standup resume -o json` printed
+// in a deadlock-scenario run of the benchmark.
+func TestEventsOfADeadlockWalk(t *testing.T) {
+	events := recordedWalk(t)
 	s, err := SummaryOf(events)
 	if err != nil {
 		t.Fatal(err)

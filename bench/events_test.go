@@ -24,8 +24,7 @@ func recordedWalk(t *testing.T) []wait.Event {
 	return events
 }
 
-// testdata/deadlock-standup.ndjson is what `standup resume -o json` printed
-// in a deadlock-scenario run of the benchmark.
+// The recorded walk's summary, and its writes per Kustomization.
 func TestEventsOfADeadlockWalk(t *testing.T) {
 	events := recordedWalk(t)
 	s, err := SummaryOf(events)

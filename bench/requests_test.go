@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/kubestandup/standup/pkg/kube"
@@ -53,14 +52,8 @@ func TestParseRequests(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := ParseRequests(tt.stderr)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-				}
+			if !wantErr(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := r.String(); got != tt.byVerb {
 				t.Errorf("String() = %q, want %q", got, tt.byVerb)

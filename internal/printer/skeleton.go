@@ -66,20 +66,12 @@ func writeSkeletonYAML(b *strings.Builder, sk *audit.Skeleton) {
 		fmt.Fprintf(b, "# %s %s %s: standup refuses the file until each names the kind that makes the operator create its CRDs.\n", plural(sk.Placeholders, "trigger"), verb, audit.TriggerPlaceholder)
 	}
 	fmt.Fprintf(b, "apiVersion: %s\nkind: %s\n", sk.Config.APIVersion, sk.Config.Kind)
-	if len(sk.Config.RuntimeCRDs) == 0 {
-		b.WriteString("runtimeCRDs: []\n")
-	} else {
-		b.WriteString("runtimeCRDs:\n")
-	}
+	writeListKey(b, "runtimeCRDs", len(sk.Config.RuntimeCRDs))
 	for _, r := range sk.Config.RuntimeCRDs {
 		fmt.Fprintf(b, "  - trigger:\n      group: %s\n      kind: %s\n    kinds:\n", yamlScalar(r.Trigger.Group), yamlScalar(r.Trigger.Kind))
 		writeSkeletonKinds(b, r.Kinds, reasons)
 	}
-	if len(sk.Config.ChartCRDs) == 0 {
-		b.WriteString("chartCRDs: []\n")
-	} else {
-		b.WriteString("chartCRDs:\n")
-	}
+	writeListKey(b, "chartCRDs", len(sk.Config.ChartCRDs))
 	for _, c := range sk.Config.ChartCRDs {
 		fmt.Fprintf(b, "  - helmRelease:\n      namespace: %s\n      name: %s\n    kinds:\n", yamlScalar(c.HelmRelease.Namespace), yamlScalar(c.HelmRelease.Name))
 		writeSkeletonKinds(b, c.Kinds, reasons)
@@ -96,6 +88,15 @@ func writeSkeletonYAML(b *strings.Builder, sk *audit.Skeleton) {
 		fmt.Fprintf(b, "#   %s: %s\n", f.CRD, f.Reason)
 	}
 	fmt.Fprintf(b, "# %d live CRDs are produced by this checkout's Kustomizations; Flux's own CRDs are left out.\n", sk.Produced)
+}
+
+// writeListKey opens a YAML list, or writes it empty.
+func writeListKey(b *strings.Builder, key string, n int) {
+	if n == 0 {
+		b.WriteString(key + ": []\n")
+		return
+	}
+	b.WriteString(key + ":\n")
 }
 
 func writeSkeletonKinds(b *strings.Builder, kinds []audit.GroupKind, reasons map[audit.GroupKind]audit.CRDFinding) {

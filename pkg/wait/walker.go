@@ -65,12 +65,19 @@ type nodeState struct {
 	retries   int // re-requests after DependencyNotReady, for backoff
 	timedOut  bool
 	deadlock  bool
-	reopened  bool // Flux parked it at DependencyNotReady after it was Ready; asked again once
+	reopened  bool      // Flux parked it at DependencyNotReady after it was Ready; asked again once
 	wake      time.Time // when the node asked to be looked at again
 	// last* are what the last event said, so an unchanged state is not re-emitted.
 	lastPhase   Phase
 	lastReason  string
 	lastMessage string
+}
+
+// watched reports whether Step still looks at the node: every phase that
+// is not terminal, and a Ready node until it has been reopened once
+// (stepSettled).
+func (st *nodeState) watched() bool {
+	return !st.phase.Terminal() || (st.phase == PhaseReady && !st.reopened)
 }
 
 // Walker decides, from the latest objects, what to do next. It performs no
@@ -233,7 +240,7 @@ func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
 		})
 		for _, id := range batch {
 			st, ok := w.nodes[id]
-			if !ok || !w.sel.active(id) || (st.phase.Terminal() && !(st.phase == PhaseReady && !st.reopened)) {
+			if !ok || !w.sel.active(id) || !st.watched() {
 				continue
 			}
 			a, wake := w.stepNode(now, id, w.objs[id], st)

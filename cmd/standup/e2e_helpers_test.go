@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/internal/testenv"
+	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
@@ -57,6 +58,25 @@ func events(t *testing.T, stdout string) []wait.Event {
 		out = append(out, e)
 	}
 	return out
+}
+
+// firstReadyAt is when each node was first reported Ready: the moment the
+// dependency order is about. A node may be Ready twice: kustomize-controller
+// v1.7.3 re-runs every Kustomization of a source about a second into a walk
+// (no API write triggers it; v1.9.6 does not), parks those whose dependency
+// is mid-reconcile at DependencyNotReady, and standup reopens and asks them
+// again.
+func firstReadyAt(evs []wait.Event) map[tiers.ID]time.Time {
+	at := map[tiers.ID]time.Time{}
+	for _, e := range evs {
+		if e.Type != wait.EventNode || e.Phase != wait.PhaseReady {
+			continue
+		}
+		if _, seen := at[*e.Node]; !seen {
+			at[*e.Node] = e.Time
+		}
+	}
+	return at
 }
 
 func summaryOf(t *testing.T, evs []wait.Event) wait.Summary {

@@ -328,12 +328,7 @@ func reconcileOnly(e auditv1.Event) error {
 // Kustomization is Ready and resumed on the cluster.
 func assertConverged(t *testing.T, w *testenv.World, graph []testenv.KS, evs []wait.Event) {
 	t.Helper()
-	readyAt := map[tiers.ID]time.Time{}
-	for _, e := range evs {
-		if e.Type == wait.EventNode && e.Phase == wait.PhaseReady {
-			readyAt[*e.Node] = e.Time
-		}
-	}
+	readyAt := firstReadyAt(evs)
 	for _, k := range graph {
 		id := tiers.ID{Kind: "Kustomization", Namespace: k.Namespace, Name: k.Name}
 		at, ok := readyAt[id]

@@ -78,12 +78,12 @@ func testResumeConverges(t *testing.T, release string) {
 		t.Fatalf("resume exit %d: %v", res.Code, res.Err)
 	}
 	evs := events(t, res.Stdout)
-	readyAt := map[tiers.ID]time.Time{}
-	for _, e := range evs {
-		if e.Type == wait.EventNode && e.Phase == wait.PhaseReady {
-			readyAt[*e.Node] = e.Time
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("resume events:\n%s", res.Stdout)
 		}
-	}
+	})
+	readyAt := firstReadyAt(evs)
 	for _, k := range graph {
 		id := tiers.ID{Kind: "Kustomization", Namespace: k.Namespace, Name: k.Name}
 		at, ok := readyAt[id]

@@ -62,10 +62,10 @@ func events(t *testing.T, stdout string) []wait.Event {
 
 // firstReadyAt is when each node was first reported Ready: the moment the
 // dependency order is about. A node may be Ready twice: kustomize-controller
-// v1.7.3 re-runs every Kustomization of a source about a second into a walk
+// v1.7.3 re-runs every Kustomization of a source about 3 s after it starts
 // (no API write triggers it; v1.9.6 does not), parks those whose dependency
 // is mid-reconcile at DependencyNotReady, and standup reopens and asks them
-// again.
+// again; a dependent Flux already ran stays Ready meanwhile.
 func firstReadyAt(evs []wait.Event) map[tiers.ID]time.Time {
 	at := map[tiers.ID]time.Time{}
 	for _, e := range evs {

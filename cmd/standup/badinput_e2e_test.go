@@ -46,6 +46,11 @@ func TestBadInputFailsCleanlyAndChangesNothing(t *testing.T) {
 	if err := w.Client.Create(ctx, widgets, client.FieldOwner("another-manager")); err != nil {
 		t.Fatal(err)
 	}
+	// The API server writes a new CRD's status a moment later; a
+	// resourceVersion moved by that is not standup's doing.
+	if err := w.WaitCRDEstablished(ctx, widgets.Name); err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	absent := filepath.Join(dir, "no-such-kubeconfig")
 	malformed := writeTree(t, filepath.Join(dir, "repo"), map[string]string{

@@ -250,16 +250,11 @@ func TestCRDsAllNeverTouchesExistingCRDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Read it once the API server has finished its own status updates.
-	before := &apiextensionsv1.CustomResourceDefinition{}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if err := w.Client.Get(ctx, client.ObjectKey{Name: existing.Name}, before); err != nil {
-			t.Fatal(err)
-		}
-		if wait.CRDReady(before) || time.Now().After(deadline) {
-			break
-		}
+	if err := w.WaitCRDEstablished(ctx, existing.Name); err != nil {
+		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
+	before := &apiextensionsv1.CustomResourceDefinition{}
 	if err := w.Client.Get(ctx, client.ObjectKey{Name: existing.Name}, before); err != nil {
 		t.Fatal(err)
 	}

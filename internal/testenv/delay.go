@@ -64,22 +64,30 @@ func DelayCRD() *apiextensionsv1.CustomResourceDefinition {
 func ptrTo[T any](v T) *T { return &v }
 
 // InstallDelayCRD creates the Delay CRD, tolerating one that exists, and
-// waits until the API server serves it (Established and NamesAccepted).
+// waits until the API server serves it.
 func (w *World) InstallDelayCRD(ctx context.Context) error {
 	crd := DelayCRD()
 	if err := w.Client.Create(ctx, crd, fieldOwner("delay-controller")); err != nil && !isAlreadyExists(err) {
 		return fmt.Errorf("CustomResourceDefinition/%s create failed: %w", crd.Name, err)
 	}
+	return w.WaitCRDEstablished(ctx, crd.Name)
+}
+
+// WaitCRDEstablished waits until the API server serves the CRD (Established
+// and NamesAccepted). Until then its status is still being written, so a
+// test comparing resourceVersions must wait for it first.
+func (w *World) WaitCRDEstablished(ctx context.Context, name string) error {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
 	for {
-		if err := w.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
-			return fmt.Errorf("CustomResourceDefinition/%s get failed: %w", crd.Name, err)
+		if err := w.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			return fmt.Errorf("CustomResourceDefinition/%s get failed: %w", name, err)
 		}
 		if apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established) && apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.NamesAccepted) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("CustomResourceDefinition/%s not established: %w", crd.Name, ctx.Err())
+			return fmt.Errorf("CustomResourceDefinition/%s not established: %w", name, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

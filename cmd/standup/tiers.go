@@ -69,6 +69,9 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 		if errors.As(err, &missing) && opts.Path == "" {
 			return fmt.Errorf("%w; on a cold cluster the root Kustomization may not have created them yet: pass --allow-missing to print the tiers anyway", err)
 		}
+		if errors.As(err, &missing) {
+			return fmt.Errorf("%w (dependsOn in %s): fix the name, or pass --allow-missing to treat it as external", err, strings.Join(dependentFiles(objs, missing), ", "))
+		}
 		return err
 	}
 	for _, m := range graph.Missing() {
@@ -81,6 +84,24 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 	}
 	report := printer.NewTiersReport(source, graph, objs, warnings)
 	return printer.PrintTiers(streams.Out, format, report, printer.Options{Color: useColor(g, streams.Out)})
+}
+
+// dependentFiles names the files that declare the dangling dependencies.
+func dependentFiles(objs []flux.Object, missing *tiers.MissingError) []string {
+	file := map[tiers.ID]string{}
+	for _, o := range objs {
+		file[o.ID] = o.File
+	}
+	var files []string
+	for _, m := range missing.Missing {
+		if f := file[m.Dependent]; f != "" && !contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return []string{"the checkout"}
+	}
+	return files
 }
 
 // loadObjects reads the Flux objects from the cluster or, with --path, from files.

@@ -106,7 +106,7 @@ func TestTiersOfflineErrors(t *testing.T) {
 		wantErr  string
 	}{
 		{name: "cycle", files: map[string]string{"a.yaml": ks("a", "b"), "b.yaml": ks("b", "a")}, wantCode: ExitInvalidGraph, wantErr: "flux-system/a -> flux-system/b -> flux-system/a"},
-		{name: "dangling", files: map[string]string{"a.yaml": ks("a", "ghost")}, wantCode: ExitInvalidGraph, wantErr: "Kustomization/flux-system/ghost"},
+		{name: "dangling", files: map[string]string{"a.yaml": ks("a", "ghost")}, wantCode: ExitInvalidGraph, wantErr: "depends on Kustomization/flux-system/ghost, which does not exist (dependsOn in a.yaml): fix the name, or pass --allow-missing"},
 		{name: "dangling allowed", files: map[string]string{"a.yaml": ks("a", "ghost")}, args: []string{"--allow-missing"}, wantCode: ExitOK, wantErr: "treated as external"},
 		{name: "malformed", files: map[string]string{"a.yaml": ks("a", ""), "bad.yaml": "apiVersion: v1\nkind: [\n"}, wantCode: ExitFailure, wantErr: "bad.yaml"},
 		{name: "unknown format", files: map[string]string{"a.yaml": ks("a", "")}, args: []string{"-o", "xml"}, wantCode: ExitUsage, wantErr: `unknown output format "xml"`},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
@@ -72,8 +73,24 @@ func TestBuildMalformedKustomization(t *testing.T) {
 func TestBuildSkipsRemoteResources(t *testing.T) {
 	tmp := t.TempDir()
 	writeFiles(t, tmp, map[string]string{
-		"app/kustomization.yaml": "resources:\n  - cm.yaml\n  - https://github.com/example/repo//base?ref=v1\n  - github.com/fluxcd/flux2/manifests/install?ref=v2.6.0\n",
-		"app/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n",
+		// 10.255.255.1 never answers: a fetch would hang or fail the build.
+		"app/kustomization.yaml": `resources:
+  - cm.yaml
+  - https://github.com/example/repo//base?ref=v1
+  - github.com/fluxcd/flux2/manifests/install?ref=v2.6.0
+configMapGenerator:
+  - name: dash
+    files:
+      - local.json
+      - remote.json=https://10.255.255.1/dash.json
+    envs: [https://10.255.255.1/app.env]
+patches:
+  - path: https://10.255.255.1/patch.yaml
+  - patch: '[{"op": "add", "path": "/metadata/labels", "value": {"patched": "yes"}}]'
+    target: {kind: ConfigMap, name: local}
+`,
+		"app/cm.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n",
+		"app/local.json": "{}\n",
 	})
 	root, err := canonical(tmp)
 	if err != nil {
@@ -87,12 +104,22 @@ func TestBuildSkipsRemoteResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.objects) != 1 || out.objects[0].Object.GetName() != "local" {
-		t.Errorf("objects %v, want the local ConfigMap only", out.objects)
+	var names []string
+	for _, o := range out.objects {
+		names = append(names, o.Object.GetName())
+		if o.Object.GetName() == "local" && o.Object.GetLabels()["patched"] != "yes" {
+			t.Errorf("the local patch was not applied: %v", o.Object.GetLabels())
+		}
+	}
+	if len(names) != 2 || names[0] != "local" || !strings.HasPrefix(names[1], "dash-") {
+		t.Errorf("objects %q, want the local ConfigMap and the generated dash-*", names)
 	}
 	want := []string{
 		"app/kustomization.yaml: remote resource https://github.com/example/repo//base?ref=v1",
 		"app/kustomization.yaml: remote resource github.com/fluxcd/flux2/manifests/install?ref=v2.6.0",
+		"app/kustomization.yaml: remote file https://10.255.255.1/dash.json (configMapGenerator dash)",
+		"app/kustomization.yaml: remote file https://10.255.255.1/app.env (configMapGenerator dash)",
+		"app/kustomization.yaml: remote patch https://10.255.255.1/patch.yaml",
 	}
 	if !slices.Equal(out.remote, want) {
 		t.Errorf("remote %q, want %q", out.remote, want)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 
@@ -111,12 +112,8 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 		}
 		seeds = self
 	}
-	for _, id := range seeds {
-		ks, err := l.kustomization(id)
-		if err != nil {
-			return err
-		}
-		l.local[flux.FromKustomization(ks).SourceRef] = true
+	if err := l.markLocal(seeds, len(self) > 0); err != nil {
+		return err
 	}
 	if len(self) == 0 {
 		l.queue = seeds
@@ -131,6 +128,37 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 	}
 	return nil
 }
+
+// markLocal records the sources of the starting points as the sources this
+// checkout stands for. When none of them builds Path itself, the checkout is
+// anchored by nothing but its being a git checkout: only GitRepository
+// sources stand for it, and a Kustomization of the same directory that builds
+// from an OCIRepository or Bucket (Flux's own manifests, another team's
+// artifact) is left unrendered rather than built from the wrong files. A
+// directory whose Kustomizations build from no GitRepository at all (an OCI
+// artifact pushed from this checkout) keeps them all.
+func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
+	sources := map[tiers.ID]bool{}
+	fromGit := false
+	for _, id := range seeds {
+		ks, err := l.kustomization(id)
+		if err != nil {
+			return err
+		}
+		src := flux.FromKustomization(ks).SourceRef
+		sources[src] = true
+		fromGit = fromGit || src.Kind == sourceGitRepository
+	}
+	for src := range sources {
+		if anchored || !fromGit || src.Kind == sourceGitRepository {
+			l.local[src] = true
+		}
+	}
+	return nil
+}
+
+// sourceGitRepository is the source kind a git checkout stands for.
+const sourceGitRepository = "GitRepository"
 
 // drain processes the queue. A Kustomization whose substituteFrom objects
 // have not been rendered yet waits until the others have been built; when
@@ -266,6 +294,13 @@ func (l *loader) resolvePath(id tiers.ID, ks *kustomizev1.Kustomization, file st
 	if err != nil {
 		if cause := errors.Unwrap(err); cause != nil {
 			err = cause
+		}
+		if strings.Contains(ks.Spec.Path, "${") {
+			parent := "the Kustomization that applies it"
+			if by := l.entries[id].appliedBy; by != nil {
+				parent = by.String()
+			}
+			return "", fmt.Errorf("%s: kustomization path not found: %s (defined in %s): a variable in it is not defined; define it in the postBuild of %s", id, ks.Spec.Path, orUnknown(file), parent)
 		}
 		return "", fmt.Errorf("%s: kustomization path not found: %s (defined in %s): %w", id, ks.Spec.Path, orUnknown(file), err)
 	}

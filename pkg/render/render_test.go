@@ -72,6 +72,16 @@ func TestLoadFixtures(t *testing.T) {
 			"Kustomization/flux-system/app -> Kustomization/tenants/tenant",
 		},
 	}, {
+		// Nothing in bootstrap/ builds bootstrap/ itself: the checkout stands
+		// for the GitRepository only, and Flux's own Kustomization, built from
+		// an OCIRepository at "./", is not rendered from these files.
+		name: "unanchored",
+		path: "bootstrap",
+		objects: []string{
+			"Kustomization/flux-system/apps",
+			"Kustomization/flux-system/flux",
+		},
+	}, {
 		name: "cycle",
 		path: "clusters/c",
 		objects: []string{
@@ -121,6 +131,10 @@ func TestLoadErrors(t *testing.T) {
 		path:     "clusters/c",
 		wantErr:  "Kustomization/flux-system/gone: kustomization path not found: ./does-not-exist (defined in clusters/c/root.yaml)",
 		notExist: true,
+	}, {
+		name:    "unset-var-path",
+		path:    "clusters/c",
+		wantErr: "Kustomization/flux-system/web: kustomization path not found: ./clusters/${CLUSTER_NAME}/web (defined in apps/ks.yaml): a variable in it is not defined; define it in the postBuild of Kustomization/flux-system/apps",
 	}, {
 		name:    "bad-spec",
 		path:    "clusters/c",

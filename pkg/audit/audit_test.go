@@ -136,6 +136,34 @@ func TestAudit(t *testing.T) {
 		cfg:  cdiConfig,
 		want: []string{"MISSING_EDGE error issuers ClusterIssuer/letsencrypt trigger=HelmRelease"},
 	}, {
+		// flux2-hub-spoke-example: the hub applies each spoke's HelmReleases
+		// (spec.kubeConfig on the release) and issuers (spec.kubeConfig on
+		// the Kustomization); a spoke's kinds come from its own release only.
+		name: "hub and spoke: each spoke's chart kinds from its own release",
+		kss: []ks{
+			{name: "controllers", namespace: "staging", wait: true, objects: objects(spokeRelease("staging"))},
+			{name: "configs", namespace: "staging", deps: []string{"controllers"}, kubeConfig: "kubeconfig", objects: objects(issuer())},
+			{name: "controllers", namespace: "production", wait: true, objects: objects(spokeRelease("production"))},
+			{name: "configs", namespace: "production", deps: []string{"controllers"}, kubeConfig: "kubeconfig", objects: objects(issuer())},
+		},
+		cfg:     hubConfig,
+		origins: map[string]Origin{"configs ClusterIssuer": OriginChart},
+	}, {
+		name: "hub and spoke: a release in another spoke is no origin",
+		kss: []ks{
+			{name: "controllers", namespace: "staging", wait: true, objects: objects(spokeRelease("staging"))},
+			{name: "configs", namespace: "production", deps: []string{"staging/controllers"}, kubeConfig: "kubeconfig", objects: objects(issuer())},
+		},
+		cfg:  &Config{ChartCRDs: hubConfig.ChartCRDs[:1]},
+		want: []string{"MISSING_EDGE error configs ClusterIssuer/letsencrypt trigger=HelmRelease"},
+	}, {
+		name: "hub and spoke: a CRD applied to the hub is no origin in a spoke",
+		kss: []ks{
+			{name: "crds", wait: true, objects: objects(widgetCRD())},
+			{name: "app", deps: []string{"crds"}, kubeConfig: "spoke", objects: objects(widget())},
+		},
+		want: []string{"UNKNOWN_KIND error app Widget/default/w"},
+	}, {
 		name: "literal token without postBuild",
 		kss: []ks{{name: "apps", objects: objects(
 			cmap(map[string]any{"url": "https://${CLUSTER_DOMAIN}/${PATH:=x}", "${KEY}": "v"}),

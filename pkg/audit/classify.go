@@ -59,6 +59,9 @@ type verdict struct {
 	trigger *GroupKind
 	// release is the HelmRelease whose chart installs the CRD (chart kinds).
 	release *NamespacedName
+	// elsewhere is set when what the kind needs exists, but lands in
+	// another cluster than the Kustomization's (spec.kubeConfig).
+	elsewhere bool
 	// code is the hazard every object of the kind has, if any.
 	code Code
 }
@@ -71,7 +74,10 @@ func (ix *index) classify(ks tiers.ID, gk GroupKind) verdict {
 	case isFlux(gk):
 		return verdict{origin: OriginFlux}
 	}
-	crds := ix.crds[gk]
+	// A CRD, trigger or chart serves only the cluster it lands in: in a
+	// hub-and-spoke repository each spoke is audited against its own.
+	cluster := ix.cluster[ks]
+	crds := sameCluster(ix.crds[gk], cluster)
 	if p := first(crds, func(p placed) bool { return p.ks == ks }); p != nil {
 		return verdict{origin: OriginSamePass, provider: p}
 	}
@@ -79,17 +85,33 @@ func (ix *index) classify(ks tiers.ID, gk GroupKind) verdict {
 		return verdict{origin: OriginAncestor, provider: p}
 	}
 	if trigger, ok := ix.runtime[gk]; ok {
-		return ix.secondOrder(ks, OriginRuntime, trigger, ix.triggers[trigger])
+		all := ix.triggers[trigger]
+		v := ix.secondOrder(ks, OriginRuntime, trigger, sameCluster(all, cluster))
+		v.elsewhere = v.provider == nil && len(all) > 0
+		return v
 	}
-	if hr, ok := ix.charts[gk]; ok {
-		v := ix.secondOrder(ks, OriginChart, GroupKind{Group: hrGroup, Kind: hrKind}, ix.releases[hr])
+	if hrs, ok := ix.charts[gk]; ok {
+		hr := hrs[0]
+		var releases []placed
+		anywhere := false
+		for _, r := range hrs {
+			anywhere = anywhere || len(ix.releases[r]) > 0
+			if here := sameCluster(ix.releases[r], cluster); len(here) > 0 {
+				if releases == nil {
+					hr = r
+				}
+				releases = append(releases, here...)
+			}
+		}
+		v := ix.secondOrder(ks, OriginChart, GroupKind{Group: hrGroup, Kind: hrKind}, releases)
 		v.release = &hr
+		v.elsewhere = v.provider == nil && anywhere
 		return v
 	}
 	if len(crds) > 0 {
 		return verdict{origin: OriginUnordered, provider: &crds[0], code: CodeMissingEdge}
 	}
-	return verdict{origin: OriginUnknown, code: CodeUnknownKind}
+	return verdict{origin: OriginUnknown, code: CodeUnknownKind, elsewhere: len(ix.crds[gk]) > 0}
 }
 
 // secondOrder classifies a kind whose CRD appears only once one of sources

@@ -121,8 +121,14 @@ func (c *Config) validate() error {
 	if c.Kind != "" && c.Kind != ConfigKind {
 		return fmt.Errorf("kind %q is not supported (want %s)", c.Kind, ConfigKind)
 	}
-	seen := map[GroupKind]string{}
-	declare := func(field string, kinds []GroupKind) error {
+	// A kind has one origin. Several charts may install it, though: a
+	// hub-and-spoke repository installs the same chart once per cluster.
+	type declared struct {
+		field string
+		chart *NamespacedName
+	}
+	seen := map[GroupKind]declared{}
+	declare := func(field string, chart *NamespacedName, kinds []GroupKind) error {
 		if len(kinds) == 0 {
 			return fmt.Errorf("%s.kinds is empty", field)
 		}
@@ -130,10 +136,10 @@ func (c *Config) validate() error {
 			if gk.Kind == "" {
 				return fmt.Errorf("%s.kinds[%d].kind is empty", field, j)
 			}
-			if prev, dup := seen[gk]; dup {
-				return fmt.Errorf("%s.kinds[%d]: %s is already declared by %s", field, j, gk, prev)
+			if prev, dup := seen[gk]; dup && (chart == nil || prev.chart == nil || *chart == *prev.chart) {
+				return fmt.Errorf("%s.kinds[%d]: %s is already declared by %s", field, j, gk, prev.field)
 			}
-			seen[gk] = field
+			seen[gk] = declared{field: field, chart: chart}
 		}
 		return nil
 	}
@@ -145,7 +151,7 @@ func (c *Config) validate() error {
 		case TriggerPlaceholder:
 			return fmt.Errorf("%s.trigger.kind is still the skeleton's %s: name the kind whose objects make the operator create %s", field, TriggerPlaceholder, kindList(r.Kinds))
 		}
-		if err := declare(field, r.Kinds); err != nil {
+		if err := declare(field, nil, r.Kinds); err != nil {
 			return err
 		}
 	}
@@ -154,7 +160,7 @@ func (c *Config) validate() error {
 		if h.HelmRelease.Namespace == "" || h.HelmRelease.Name == "" {
 			return fmt.Errorf("%s.helmRelease needs a namespace and a name", field)
 		}
-		if err := declare(field, h.Kinds); err != nil {
+		if err := declare(field, &h.HelmRelease, h.Kinds); err != nil {
 			return err
 		}
 	}

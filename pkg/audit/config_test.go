@@ -72,6 +72,17 @@ chartCRDs:
 		yaml:    "runtimeCRDs:\n  - trigger: {group: a, kind: B}\n    kinds: [{group: a, kind: C}]\nchartCRDs:\n  - helmRelease: {namespace: n, name: x}\n    kinds: [{group: a, kind: C}]\n",
 		wantErr: "standup.yaml: chartCRDs[0].kinds[0]: C.a is already declared by runtimeCRDs[0]",
 	}, {
+		name:    "chart kind declared twice for one release",
+		yaml:    "chartCRDs:\n  - helmRelease: {namespace: n, name: x}\n    kinds: [{group: a, kind: C}]\n  - helmRelease: {namespace: n, name: x}\n    kinds: [{group: a, kind: C}]\n",
+		wantErr: "standup.yaml: chartCRDs[1].kinds[0]: C.a is already declared by chartCRDs[0]",
+	}, {
+		name: "chart kind installed by one release per cluster (hub and spoke)",
+		yaml: "chartCRDs:\n  - helmRelease: {namespace: staging, name: cm}\n    kinds: [{group: a, kind: C}]\n  - helmRelease: {namespace: production, name: cm}\n    kinds: [{group: a, kind: C}]\n",
+		want: &Config{ChartCRDs: []ChartCRD{
+			{HelmRelease: NamespacedName{Namespace: "staging", Name: "cm"}, Kinds: []GroupKind{{Group: "a", Kind: "C"}}},
+			{HelmRelease: NamespacedName{Namespace: "production", Name: "cm"}, Kinds: []GroupKind{{Group: "a", Kind: "C"}}},
+		}},
+	}, {
 		name:    "not a mapping",
 		yaml:    "- a\n",
 		wantErr: "standup.yaml: line 1: cannot unmarshal",

@@ -21,6 +21,9 @@ type ks struct {
 	// "apiVersion Kind name".
 	checks    []string
 	postBuild bool
+	// kubeConfig is the name of the spec.kubeConfig Secret: the Kustomization
+	// applies to another cluster (hub and spoke).
+	kubeConfig string
 	// objects are what the Kustomization applies (see obj and crd).
 	objects []*unstructured.Unstructured
 }
@@ -79,6 +82,9 @@ func result(kss ...ks) *render.Result {
 // definition is the Kustomization object of k.
 func definition(k ks) *unstructured.Unstructured {
 	spec := map[string]any{"path": "./" + k.name, "wait": k.wait}
+	if k.kubeConfig != "" {
+		spec["kubeConfig"] = map[string]any{"secretRef": map[string]any{"name": k.kubeConfig}}
+	}
 	if k.postBuild {
 		spec["postBuild"] = map[string]any{"substitute": map[string]any{"X": "y"}}
 	}
@@ -123,6 +129,19 @@ func widgetCRD() *unstructured.Unstructured { return crd("example.com", "Widget"
 func release() *unstructured.Unstructured {
 	return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager/cert-manager")
 }
+
+// spokeRelease is a HelmRelease of the hub, in namespace spoke, that installs
+// its chart into that spoke through spec.kubeConfig.
+func spokeRelease(spoke string) *unstructured.Unstructured {
+	return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", spoke+"/cert-manager",
+		"spec", map[string]any{"kubeConfig": map[string]any{"secretRef": map[string]any{"name": "kubeconfig"}}})
+}
+
+// hubConfig declares cert-manager's chart kinds once per spoke.
+var hubConfig = &Config{ChartCRDs: []ChartCRD{
+	{HelmRelease: NamespacedName{Namespace: "staging", Name: "cert-manager"}, Kinds: []GroupKind{{Group: "cert-manager.io", Kind: "ClusterIssuer"}}},
+	{HelmRelease: NamespacedName{Namespace: "production", Name: "cert-manager"}, Kinds: []GroupKind{{Group: "cert-manager.io", Kind: "ClusterIssuer"}}},
+}}
 
 func profile(name string) *unstructured.Unstructured {
 	return obj("cdi.kubevirt.io/v1beta1", "StorageProfile", name)

@@ -24,6 +24,9 @@ type placed struct {
 	ks   tiers.ID
 	obj  Object
 	file string
+	// cluster is where the object lands: its Kustomization's target
+	// cluster, or for a HelmRelease with spec.kubeConfig, the release's.
+	cluster string
 }
 
 // index holds what the audit looks up while it classifies kinds: who applies
@@ -42,9 +45,13 @@ type index struct {
 	releases map[NamespacedName][]placed
 	// runtime maps a runtime kind to its trigger kind.
 	runtime map[GroupKind]GroupKind
-	// charts maps a chart kind to its HelmRelease.
-	charts map[GroupKind]NamespacedName
-	graph  *ancestry
+	// charts maps a chart kind to the HelmReleases declared to install it
+	// (one per cluster, in hub-and-spoke repositories).
+	charts map[GroupKind][]NamespacedName
+	// cluster maps a Kustomization to the cluster it applies to: "" for the
+	// cluster it lives in, else its spec.kubeConfig reference.
+	cluster map[tiers.ID]string
+	graph   *ancestry
 }
 
 // newIndex indexes res and cfg.
@@ -56,11 +63,15 @@ func newIndex(res *render.Result, cfg *Config) *index {
 		triggers: map[GroupKind][]placed{},
 		releases: map[NamespacedName][]placed{},
 		runtime:  map[GroupKind]GroupKind{},
-		charts:   map[GroupKind]NamespacedName{},
+		charts:   map[GroupKind][]NamespacedName{},
+		cluster:  map[tiers.ID]string{},
 		graph:    newAncestry(res.Objects),
 	}
 	for _, o := range res.Objects {
 		ix.objs[o.ID] = o
+		if def, ok := res.Definitions[o.ID]; ok && o.ID.Kind == render.KindKustomization {
+			ix.cluster[o.ID] = targetCluster(def.Object)
+		}
 	}
 	for _, r := range cfg.RuntimeCRDs {
 		ix.triggers[r.Trigger] = nil
@@ -70,7 +81,7 @@ func newIndex(res *render.Result, cfg *Config) *index {
 	}
 	for _, c := range cfg.ChartCRDs {
 		for _, gk := range c.Kinds {
-			ix.charts[gk] = c.HelmRelease
+			ix.charts[gk] = append(ix.charts[gk], c.HelmRelease)
 		}
 	}
 	for id := range res.Rendered {
@@ -88,7 +99,7 @@ func newIndex(res *render.Result, cfg *Config) *index {
 // add indexes one rendered object of Kustomization ks.
 func (ix *index) add(ks tiers.ID, m render.Manifest) {
 	gk := groupKindOf(m.Object)
-	p := placed{ks: ks, obj: objectOf(m.Object), file: m.File}
+	p := placed{ks: ks, obj: objectOf(m.Object), file: m.File, cluster: ix.cluster[ks]}
 	switch gk {
 	case GroupKind{Group: crdGroup, Kind: crdKind}:
 		group, _, _ := unstructured.NestedString(m.Object.Object, "spec", "group")
@@ -96,12 +107,38 @@ func (ix *index) add(ks tiers.ID, m render.Manifest) {
 		defined := GroupKind{Group: group, Kind: kind}
 		ix.crds[defined] = append(ix.crds[defined], p)
 	case GroupKind{Group: hrGroup, Kind: hrKind}:
+		if c := targetCluster(m.Object); c != "" {
+			p.cluster = c
+		}
 		nn := NamespacedName{Namespace: p.obj.Namespace, Name: p.obj.Name}
 		ix.releases[nn] = append(ix.releases[nn], p)
 	}
 	if _, ok := ix.triggers[gk]; ok {
 		ix.triggers[gk] = append(ix.triggers[gk], p)
 	}
+}
+
+// targetCluster names the cluster a Flux object applies to: "" for the one
+// it lives in, else the Secret or ConfigMap its spec.kubeConfig refers to,
+// which Flux reads from the object's own namespace.
+func targetCluster(u *unstructured.Unstructured) string {
+	for _, ref := range []struct{ field, kind string }{{"secretRef", "Secret"}, {"configMapRef", "ConfigMap"}} {
+		if name, _, _ := unstructured.NestedString(u.Object, "spec", "kubeConfig", ref.field, "name"); name != "" {
+			return ref.kind + "/" + u.GetNamespace() + "/" + name
+		}
+	}
+	return ""
+}
+
+// sameCluster keeps the placements that land in cluster.
+func sameCluster(ps []placed, cluster string) []placed {
+	var out []placed
+	for _, p := range ps {
+		if p.cluster == cluster {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // groupKindOf returns the group and kind of u.

@@ -29,6 +29,9 @@ func kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
 			h.Severity = SeverityWarning
 		}
 		h.Message = fmt.Sprintf("no origin found for %s: it is not built in, no Kustomization in the repository applies its CRD, and %s does not declare it", gk, configFile)
+		if v.elsewhere {
+			h.Message = fmt.Sprintf("no origin found for %s in the cluster %s applies to: its CRD is applied only to another cluster (spec.kubeConfig), and %s does not declare it", gk, p.ks, configFile)
+		}
 		h.Fix = fmt.Sprintf("apply its CRD in an ancestor of %s, or declare it in %s (runtimeCRDs or chartCRDs)", p.ks, configFile)
 	}
 	return h
@@ -58,6 +61,12 @@ func missingEdgeText(v verdict, gk GroupKind, p placed) (string, string) {
 		return fmt.Sprintf("the CRD of %s is applied by %s (%s), which is not an ancestor of %s: on a cold cluster the kind may not exist yet",
 				gk, src.ks, fileOrUnknown(src.file), p.ks),
 			fmt.Sprintf("add dependsOn %s to %s", depRef(p.ks, src.ks), p.ks)
+	case src == nil && v.elsewhere && v.origin == OriginChart:
+		return fmt.Sprintf("%s, which installs it into another cluster than the one %s applies to (spec.kubeConfig)", cause(v, gk), p.ks),
+			fmt.Sprintf("declare in chartCRDs of %s the HelmRelease that installs the chart into this cluster, applied in an ancestor of %s", configFile, p.ks)
+	case src == nil && v.elsewhere:
+		return fmt.Sprintf("%s, and every %s of the repository lands in another cluster than the one %s applies to (spec.kubeConfig)", cause(v, gk), v.trigger.Kind, p.ks),
+			fmt.Sprintf("apply a %s to this cluster in an ancestor of %s", v.trigger.Kind, p.ks)
 	case src == nil && v.origin == OriginChart:
 		return fmt.Sprintf("%s, which no Kustomization of the repository applies", cause(v, gk)),
 			fmt.Sprintf("apply the HelmRelease in an ancestor of %s, or correct chartCRDs in %s", p.ks, configFile)

@@ -161,8 +161,8 @@ func BuildSkeleton(res *render.Result, cfg *Config, live []ClusterCRD, inventori
 		f := CRDFinding{CRD: c.Name, Defines: gk}
 		if trigger, ok := ix.runtime[gk]; ok {
 			f.Source, f.Reason = SourceDeclared, "standup.yaml declares it created at runtime by "+trigger.String()
-		} else if hr, ok := ix.charts[gk]; ok {
-			f.Source, f.Reason = SourceDeclared, "standup.yaml declares it installed by the chart of HelmRelease/"+hr.String()
+		} else if hrs, ok := ix.charts[gk]; ok {
+			f.Source, f.Reason = SourceDeclared, "standup.yaml declares it installed by the chart of HelmRelease/"+hrs[0].String()
 		} else if ks, ok := appliedByKustomization(c, appliedBy); ok {
 			f.Source, f.Reason = SourceKustomization, "applied by Kustomization/"+ks.Namespace+"/"+ks.Name+", which this checkout does not render"
 		} else if hr, reason, ok := chartOf(c, releases); ok {

@@ -74,7 +74,7 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 	}
 	if n := report.Errors(); n > 0 {
 		// The text summary says it already; json and sarif readers get a line on stderr.
-		return &exitError{code: ExitFailure, err: fmt.Errorf("audit: %d hazards are errors", n), silent: format == printer.FormatText}
+		return &exitError{code: ExitFailure, err: fmt.Errorf("audit: %s", errorCount(n)), silent: format == printer.FormatText}
 	}
 	return nil
 }
@@ -93,4 +93,12 @@ func loadCheckout(ctx context.Context, command string, opts auditOptions) (*rend
 		return nil, nil, err
 	}
 	return res, cfg, nil
+}
+
+// errorCount words n hazards of severity error.
+func errorCount(n int) string {
+	if n == 1 {
+		return "1 hazard is an error"
+	}
+	return fmt.Sprintf("%d hazards are errors", n)
 }

@@ -311,3 +311,44 @@ func TestRules(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknownKindNamesTheLikelyChart(t *testing.T) {
+	tests := []struct {
+		name    string
+		kss     []ks
+		wantFix string
+	}{{
+		name: "a release named after the group",
+		kss: []ks{
+			{name: "controllers", wait: true, objects: objects(release())},
+			{name: "configs", deps: []string{"controllers"}, objects: objects(issuer())},
+		},
+		wantFix: "if the chart of HelmRelease cert-manager/cert-manager (applied by Kustomization/flux-system/controllers) installs it, declare it in standup.yaml chartCRDs",
+	}, {
+		name: "a release whose chart is named after the group",
+		kss: []ks{
+			{name: "controllers", wait: true, objects: objects(obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "security/policy",
+				"spec", map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "kyverno"}}}))},
+			{name: "policies", deps: []string{"controllers"}, objects: objects(obj("kyverno.io/v1", "ClusterPolicy", "require-labels"))},
+		},
+		wantFix: "if the chart of HelmRelease security/policy (applied by Kustomization/flux-system/controllers) installs it",
+	}, {
+		name:    "no release to suggest",
+		kss:     []ks{{name: "configs", objects: objects(issuer())}},
+		wantFix: "apply its CRD in an ancestor of Kustomization/flux-system/configs, or declare it in standup.yaml (runtimeCRDs or chartCRDs)",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Audit(result(tt.kss...), nil, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Hazards) != 1 || r.Hazards[0].Code != CodeUnknownKind {
+				t.Fatalf("hazards %v, want one UNKNOWN_KIND", r.Hazards)
+			}
+			if fix := r.Hazards[0].Fix; !strings.HasPrefix(fix, tt.wantFix) {
+				t.Errorf("fix %q\nwant it to start with %q", fix, tt.wantFix)
+			}
+		})
+	}
+}

@@ -1,6 +1,11 @@
 package audit
 
 import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -62,6 +67,9 @@ type verdict struct {
 	// elsewhere is set when what the kind needs exists, but lands in
 	// another cluster than the Kustomization's (spec.kubeConfig).
 	elsewhere bool
+	// likely is a HelmRelease whose chart probably installs an unknown
+	// kind's CRD: its name or chart names a label of the kind's group.
+	likely *placed
 	// code is the hazard every object of the kind has, if any.
 	code Code
 }
@@ -111,7 +119,7 @@ func (ix *index) classify(ks tiers.ID, gk GroupKind) verdict {
 	if len(crds) > 0 {
 		return verdict{origin: OriginUnordered, provider: &crds[0], code: CodeMissingEdge}
 	}
-	return verdict{origin: OriginUnknown, code: CodeUnknownKind, elsewhere: len(ix.crds[gk]) > 0}
+	return verdict{origin: OriginUnknown, code: CodeUnknownKind, elsewhere: len(ix.crds[gk]) > 0, likely: ix.likelyRelease(gk, cluster)}
 }
 
 // secondOrder classifies a kind whose CRD appears only once one of sources
@@ -182,4 +190,23 @@ func first(ps []placed, ok func(placed) bool) *placed {
 		}
 	}
 	return nil
+}
+
+// likelyRelease finds a HelmRelease landing in cluster whose release or
+// chart name is a label of gk's group (cert-manager for cert-manager.io,
+// kyverno for kyverno.io): the usual way a chart names the API it installs.
+func (ix *index) likelyRelease(gk GroupKind, cluster string) *placed {
+	labels := strings.Split(gk.Group, ".")
+	for _, nn := range slices.SortedFunc(maps.Keys(ix.releases), compareNamespacedNames) {
+		for _, p := range sameCluster(ix.releases[nn], cluster) {
+			if slices.Contains(labels, p.obj.Name) || (p.chart != "" && slices.Contains(labels, p.chart)) {
+				return &p
+			}
+		}
+	}
+	return nil
+}
+
+func compareNamespacedNames(a, b NamespacedName) int {
+	return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 }

@@ -27,6 +27,9 @@ type placed struct {
 	// cluster is where the object lands: its Kustomization's target
 	// cluster, or for a HelmRelease with spec.kubeConfig, the release's.
 	cluster string
+	// chart is a HelmRelease's chart name (spec.chart.spec.chart, else
+	// spec.chartRef.name).
+	chart string
 }
 
 // index holds what the audit looks up while it classifies kinds: who applies
@@ -109,6 +112,10 @@ func (ix *index) add(ks tiers.ID, m render.Manifest) {
 	case GroupKind{Group: hrGroup, Kind: hrKind}:
 		if c := targetCluster(m.Object); c != "" {
 			p.cluster = c
+		}
+		p.chart, _, _ = unstructured.NestedString(m.Object.Object, "spec", "chart", "spec", "chart")
+		if p.chart == "" {
+			p.chart, _, _ = unstructured.NestedString(m.Object.Object, "spec", "chartRef", "name")
 		}
 		nn := NamespacedName{Namespace: p.obj.Namespace, Name: p.obj.Name}
 		ix.releases[nn] = append(ix.releases[nn], p)

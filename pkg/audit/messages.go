@@ -33,6 +33,10 @@ func kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
 			h.Message = fmt.Sprintf("no origin found for %s in the cluster %s applies to: its CRD is applied only to another cluster (spec.kubeConfig), and %s does not declare it", gk, p.ks, configFile)
 		}
 		h.Fix = fmt.Sprintf("apply its CRD in an ancestor of %s, or declare it in %s (runtimeCRDs or chartCRDs)", p.ks, configFile)
+		if r := v.likely; r != nil {
+			h.Fix = fmt.Sprintf("if the chart of HelmRelease %s/%s (applied by %s) installs it, declare it in %s chartCRDs with that helmRelease; else apply its CRD in an ancestor of %s",
+				r.obj.Namespace, r.obj.Name, r.ks, configFile, p.ks)
+		}
 	}
 	return h
 }

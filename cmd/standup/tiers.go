@@ -74,13 +74,18 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 		}
 		return err
 	}
-	for _, m := range graph.Missing() {
-		warnings = append(warnings, m.String()+" (treated as external)")
-	}
 	if !g.Quiet {
 		for _, w := range warnings {
 			fmt.Fprintf(streams.Err, "warning: %s\n", w)
 		}
+		for _, m := range graph.Missing() {
+			fmt.Fprintf(streams.Err, "warning: %s (treated as external)\n", m)
+		}
+	}
+	// The report lists missing dependencies apart. The table is read on the
+	// terminal that has just shown the warnings: it does not repeat them.
+	if format == printer.FormatTable {
+		warnings = nil
 	}
 	report := printer.NewTiersReport(source, graph, objs, warnings)
 	return printer.PrintTiers(streams.Out, format, report, printer.Options{Color: useColor(g, streams.Out)})

@@ -46,6 +46,10 @@ type loader struct {
 
 	rendered map[tiers.ID][]Manifest
 	warnings map[string]bool
+	// sources holds the Flux sources the checkout defines; foreign, the
+	// Kustomizations left unrendered because they build from another source.
+	sources map[tiers.ID]bool
+	foreign map[tiers.ID]flux.Object
 }
 
 func newLoader(b *builder, kinds map[string]bool) *loader {
@@ -58,8 +62,23 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 		sops:     map[tiers.ID]bool{},
 		rendered: map[tiers.ID][]Manifest{},
 		warnings: map[string]bool{},
+		sources:  map[tiers.ID]bool{},
+		foreign:  map[tiers.ID]flux.Object{},
 	}
 }
+
+// index records what later builds look up in a rendered object: postBuild
+// variables, and the Flux sources the checkout defines.
+func (l *loader) index(m Manifest) {
+	l.vars.add(m)
+	u := m.Object
+	if strings.HasPrefix(u.GetAPIVersion(), sourceGroup+"/") {
+		l.sources[tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}] = true
+	}
+}
+
+// sourceGroup is the API group of Flux's sources.
+const sourceGroup = "source.toolkit.fluxcd.io"
 
 // run builds path (absolute), then every Kustomization reachable from it.
 func (l *loader) run(ctx context.Context, path string) (*Result, error) {
@@ -72,7 +91,7 @@ func (l *loader) run(ctx context.Context, path string) (*Result, error) {
 	l.noteSkipped(out)
 	sortManifests(root)
 	for _, m := range root {
-		l.vars.add(m)
+		l.index(m)
 	}
 	if err := l.seed(ctx, root, path, relPath); err != nil {
 		return nil, err
@@ -160,6 +179,31 @@ func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
 // sourceGitRepository is the source kind a git checkout stands for.
 const sourceGitRepository = "GitRepository"
 
+// warnForeign explains each Kustomization left unrendered. A source the
+// checkout does not define at all is worth a closer look: the common slip is
+// a sourceRef without namespace, which Flux resolves in the Kustomization's
+// own namespace.
+func (l *loader) warnForeign() {
+	for id, obj := range l.foreign {
+		src := obj.SourceRef
+		if l.sources[src] {
+			l.warn(fmt.Sprintf("%s: builds from %s, not from the source of the path; not rendered", id, src))
+			continue
+		}
+		msg := fmt.Sprintf("%s: builds from %s, which the checkout does not define; not rendered", id, src)
+		if ks, err := l.kustomization(id); err == nil && ks.Spec.SourceRef.Namespace == "" {
+			for other := range l.sources {
+				if other.Kind == src.Kind && other.Name == src.Name && other.Namespace != src.Namespace && l.local[other] {
+					msg += fmt.Sprintf(" (its sourceRef has no namespace, so Flux looks in %s; the checkout's %s is in %s: set sourceRef.namespace: %s)",
+						src.Namespace, src.Name, other.Namespace, other.Namespace)
+					break
+				}
+			}
+		}
+		l.warn(msg)
+	}
+}
+
 // drain processes the queue. A Kustomization whose substituteFrom objects
 // have not been rendered yet waits until the others have been built; when
 // nothing else can make progress, the first waiting one is built without them.
@@ -203,8 +247,8 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	if err != nil {
 		return false, err
 	}
-	if src := flux.FromKustomization(ks).SourceRef; !l.local[src] {
-		l.warn(fmt.Sprintf("%s: builds from %s, not from the source of the path; not rendered", id, src))
+	if obj := flux.FromKustomization(ks); !l.local[obj.SourceRef] {
+		l.foreign[id] = obj
 		e.done = true
 		return true, nil
 	}
@@ -226,7 +270,7 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	manifests := manifestsOf(out.objects)
 	sortManifests(manifests)
 	for _, m := range manifests {
-		l.vars.add(m)
+		l.index(m)
 	}
 	l.rendered[id] = manifests
 	e.done = true

@@ -82,6 +82,16 @@ func TestLoadFixtures(t *testing.T) {
 			"Kustomization/flux-system/flux",
 		},
 	}, {
+		// A sourceRef without namespace resolves in the Kustomization's own
+		// namespace, where the checkout defines no such source.
+		name: "sourceref-namespace",
+		path: "clusters/c",
+		objects: []string{
+			"Kustomization/cert-manager/cert-manager",
+			"Kustomization/flux-system/apps",
+			"Kustomization/flux-system/flux-system",
+		},
+	}, {
 		name: "cycle",
 		path: "clusters/c",
 		objects: []string{

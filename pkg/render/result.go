@@ -11,6 +11,7 @@ import (
 
 // result assembles the Result, sorted.
 func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
+	l.warnForeign()
 	res := &Result{
 		RepoRoot:    l.b.root,
 		Path:        relPath,

@@ -52,7 +52,7 @@ func runAuditFromCluster(ctx context.Context, g globalOptions, opts auditOptions
 		return err
 	}
 	if !g.Quiet {
-		declare := len(sk.Config.RuntimeCRDs) + len(sk.Config.ChartCRDs)
+		declare := len(sk.Config.RuntimeCRDs) + len(sk.Config.ChartCRDs) + len(sk.Config.KustomizationCRDs)
 		fmt.Fprintf(streams.Err, "audit --from-cluster: %d live CRDs, %d produced by %s, %d standup.yaml entries to add", len(present), sk.Produced, res.Path, declare)
 		if sk.Placeholders > 0 {
 			fmt.Fprintf(streams.Err, " (%d with a %s trigger to fill in)", sk.Placeholders, audit.TriggerPlaceholder)

@@ -76,9 +76,14 @@ func writeSkeletonYAML(b *strings.Builder, sk *audit.Skeleton) {
 		fmt.Fprintf(b, "  - helmRelease:\n      namespace: %s\n      name: %s\n    kinds:\n", yamlScalar(c.HelmRelease.Namespace), yamlScalar(c.HelmRelease.Name))
 		writeSkeletonKinds(b, c.Kinds, reasons)
 	}
+	writeListKey(b, "kustomizationCRDs", len(sk.Config.KustomizationCRDs))
+	for _, k := range sk.Config.KustomizationCRDs {
+		fmt.Fprintf(b, "  - kustomization:\n      namespace: %s\n      name: %s\n    kinds:\n", yamlScalar(k.Kustomization.Namespace), yamlScalar(k.Kustomization.Name))
+		writeSkeletonKinds(b, k.Kinds, reasons)
+	}
 	header := false
 	for _, f := range sk.Findings {
-		if f.Source != audit.SourceKustomization && f.Source != audit.SourceDeclared {
+		if f.Source != audit.SourceDeclared {
 			continue
 		}
 		if !header {

@@ -19,18 +19,21 @@ func skeletonFixture() *audit.Skeleton {
 	todo := audit.GroupKind{Group: "ops.example.org", Kind: audit.TriggerPlaceholder}
 	issuer := audit.GroupKind{Group: "cert-manager.io", Kind: "ClusterIssuer"}
 	hr := audit.NamespacedName{Namespace: "cert-manager", Name: "cert-manager"}
+	alpha := audit.GroupKind{Group: "a.example.org", Kind: "Alpha"}
+	shared := audit.NamespacedName{Namespace: "tenants", Name: "shared"}
 	return &audit.Skeleton{
 		Path: "clusters/prod",
 		Config: audit.Config{
 			APIVersion: audit.ConfigAPIVersion, Kind: audit.ConfigKind,
-			RuntimeCRDs: []audit.RuntimeCRD{{Trigger: cdi, Kinds: []audit.GroupKind{profile}}, {Trigger: todo, Kinds: []audit.GroupKind{backup}}},
-			ChartCRDs:   []audit.ChartCRD{{HelmRelease: hr, Kinds: []audit.GroupKind{issuer}}},
+			RuntimeCRDs:       []audit.RuntimeCRD{{Trigger: cdi, Kinds: []audit.GroupKind{profile}}, {Trigger: todo, Kinds: []audit.GroupKind{backup}}},
+			ChartCRDs:         []audit.ChartCRD{{HelmRelease: hr, Kinds: []audit.GroupKind{issuer}}},
+			KustomizationCRDs: []audit.KustomizationCRD{{Kustomization: shared, Kinds: []audit.GroupKind{alpha}}},
 		},
 		Findings: []audit.CRDFinding{
 			{CRD: "storageprofiles.cdi.kubevirt.io", Defines: profile, Source: audit.SourceRuntime, Trigger: &cdi, Reason: "owned by CDI/cdi"},
 			{CRD: "backups.ops.example.org", Defines: backup, Source: audit.SourceRuntime, Trigger: &todo, Reason: "name the trigger kind"},
 			{CRD: "clusterissuers.cert-manager.io", Defines: issuer, Source: audit.SourceChart, HelmRelease: &hr, Reason: "labelled by helm-controller"},
-			{CRD: "alphas.a.example.org", Defines: audit.GroupKind{Group: "a.example.org", Kind: "Alpha"}, Source: audit.SourceKustomization, Reason: "applied by Kustomization/tenants/shared"},
+			{CRD: "alphas.a.example.org", Defines: alpha, Source: audit.SourceKustomization, Kustomization: &shared, Reason: "applied by Kustomization/tenants/shared"},
 		},
 		Produced:     7,
 		Placeholders: 1,

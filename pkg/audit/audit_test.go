@@ -164,6 +164,51 @@ func TestAudit(t *testing.T) {
 		},
 		want: []string{"UNKNOWN_KIND error app Widget/default/w"},
 	}, {
+		name: "kind applied by an unrendered ancestor declared in kustomizationCRDs",
+		kss: []ks{
+			{name: "kyverno", unrendered: true},
+			{name: "policies", deps: []string{"kyverno"}, objects: objects(policy())},
+		},
+		cfg:     kyvernoConfig,
+		origins: map[string]Origin{"policies ClusterPolicy": OriginKustomization},
+	}, {
+		name: "kind of kustomizationCRDs applied without dependsOn on its Kustomization",
+		kss: []ks{
+			{name: "kyverno", unrendered: true},
+			{name: "policies", objects: objects(policy())},
+		},
+		cfg:  kyvernoConfig,
+		want: []string{"MISSING_EDGE error policies ClusterPolicy/require-labels provider=kyverno"},
+	}, {
+		// flux2-multi-tenancy: kyverno (wait: true) applies the Kustomization
+		// kyverno-controller, which applies kyverno's CRDs from kyverno's own
+		// repository; policies depends on kyverno, so kyverno-controller is
+		// Ready first.
+		name: "kustomizationCRDs of a Kustomization applied by an ancestor with wait: true",
+		kss: []ks{
+			{name: "kyverno", wait: true},
+			{name: "kyverno-controller", unrendered: true, appliedBy: "kyverno"},
+			{name: "policies", deps: []string{"kyverno"}, objects: objects(policy())},
+		},
+		cfg:     &Config{KustomizationCRDs: []KustomizationCRD{{Kustomization: NamespacedName{Namespace: "flux-system", Name: "kyverno-controller"}, Kinds: kyvernoConfig.KustomizationCRDs[0].Kinds}}},
+		origins: map[string]Origin{"policies ClusterPolicy": OriginKustomization},
+	}, {
+		name: "CRD in a Kustomization applied by an ancestor without wait: the ancestor is Ready first",
+		kss: []ks{
+			{name: "infra"},
+			{name: "crds", appliedBy: "infra", objects: objects(widgetCRD())},
+			{name: "app", deps: []string{"infra"}, objects: objects(widget())},
+		},
+		want: []string{"MISSING_EDGE error app Widget/default/w provider=crds"},
+	}, {
+		name: "CRD in a Kustomization applied by an ancestor with wait: true",
+		kss: []ks{
+			{name: "infra", wait: true},
+			{name: "crds", appliedBy: "infra", objects: objects(widgetCRD())},
+			{name: "app", deps: []string{"infra"}, objects: objects(widget())},
+		},
+		origins: map[string]Origin{"app Widget": OriginAncestor},
+	}, {
 		name: "literal token without postBuild",
 		kss: []ks{{name: "apps", objects: objects(
 			cmap(map[string]any{"url": "https://${CLUSTER_DOMAIN}/${PATH:=x}", "${KEY}": "v"}),
@@ -332,6 +377,13 @@ func TestUnknownKindNamesTheLikelyChart(t *testing.T) {
 			{name: "policies", deps: []string{"controllers"}, objects: objects(obj("kyverno.io/v1", "ClusterPolicy", "require-labels"))},
 		},
 		wantFix: "if the chart of HelmRelease security/policy (applied by Kustomization/flux-system/controllers) installs it",
+	}, {
+		name: "an unrendered ancestor",
+		kss: []ks{
+			{name: "kyverno", unrendered: true},
+			{name: "policies", deps: []string{"kyverno"}, objects: objects(policy())},
+		},
+		wantFix: "if its ancestor Kustomization/flux-system/kyverno (not rendered: it builds from another source) applies the CRD, declare it in standup.yaml kustomizationCRDs",
 	}, {
 		name:    "no release to suggest",
 		kss:     []ks{{name: "configs", objects: objects(issuer())}},

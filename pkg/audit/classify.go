@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -31,6 +32,10 @@ const (
 	// OriginChart is a kind declared in standup.yaml chartCRDs, whose CRD a
 	// HelmRelease's chart installs.
 	OriginChart Origin = "chart"
+	// OriginKustomization is a kind declared in standup.yaml
+	// kustomizationCRDs: a Kustomization the checkout does not render applies
+	// its CRD. Fine from that Kustomization or an ancestor, as a CRD is.
+	OriginKustomization Origin = "kustomization"
 	// OriginUnordered is a CRD in the output of a Kustomization that is not an
 	// ancestor (a MISSING_EDGE).
 	OriginUnordered Origin = "crd-not-ancestor"
@@ -70,6 +75,9 @@ type verdict struct {
 	// likely is a HelmRelease whose chart probably installs an unknown
 	// kind's CRD: its name or chart names a label of the kind's group.
 	likely *placed
+	// unrendered is an ancestor Kustomization the checkout does not render,
+	// which may apply an unknown kind's CRD.
+	unrendered *tiers.ID
 	// code is the hazard every object of the kind has, if any.
 	code Code
 }
@@ -89,7 +97,7 @@ func (ix *index) classify(ks tiers.ID, gk GroupKind) verdict {
 	if p := first(crds, func(p placed) bool { return p.ks == ks }); p != nil {
 		return verdict{origin: OriginSamePass, provider: p}
 	}
-	if p := first(crds, func(p placed) bool { return ix.graph.isAncestor(ks, p.ks) }); p != nil {
+	if p := first(crds, func(p placed) bool { return ix.graph.readyBefore(ks, p.ks) }); p != nil {
 		return verdict{origin: OriginAncestor, provider: p}
 	}
 	if trigger, ok := ix.runtime[gk]; ok {
@@ -116,10 +124,50 @@ func (ix *index) classify(ks tiers.ID, gk GroupKind) verdict {
 		v.elsewhere = v.provider == nil && anywhere
 		return v
 	}
+	if kss, ok := ix.external[gk]; ok {
+		return ix.fromKustomization(ks, kss, cluster)
+	}
 	if len(crds) > 0 {
 		return verdict{origin: OriginUnordered, provider: &crds[0], code: CodeMissingEdge}
 	}
-	return verdict{origin: OriginUnknown, code: CodeUnknownKind, elsewhere: len(ix.crds[gk]) > 0, likely: ix.likelyRelease(gk, cluster)}
+	return verdict{origin: OriginUnknown, code: CodeUnknownKind, elsewhere: len(ix.crds[gk]) > 0,
+		likely: ix.likelyRelease(gk, cluster), unrendered: ix.unrenderedAncestor(ks)}
+}
+
+// fromKustomization classifies a kind declared applied by one of kss,
+// Kustomizations the checkout does not render: like a CRD, it is fine from
+// ks itself or an ancestor, and a missing edge from anywhere else.
+func (ix *index) fromKustomization(ks tiers.ID, kss []tiers.ID, cluster string) verdict {
+	v := verdict{origin: OriginKustomization}
+	var other *placed
+	for _, id := range kss {
+		if ix.cluster[id] != cluster {
+			continue
+		}
+		p := &placed{ks: id, file: ix.objs[id].File, cluster: cluster}
+		if id == ks || ix.graph.readyBefore(ks, id) {
+			v.provider = p
+			return v
+		}
+		if other == nil {
+			other = p
+		}
+	}
+	v.provider, v.code = other, CodeMissingEdge
+	v.elsewhere = other == nil
+	return v
+}
+
+// unrenderedAncestor finds an ancestor of ks that the checkout does not
+// render (it builds from another source): what it applies is unknown.
+func (ix *index) unrenderedAncestor(ks tiers.ID) *tiers.ID {
+	for _, o := range ix.res.Objects {
+		if _, rendered := ix.res.Rendered[o.ID]; o.ID.Kind == render.KindKustomization && !rendered && ix.graph.readyBefore(ks, o.ID) {
+			id := o.ID
+			return &id
+		}
+	}
+	return nil
 }
 
 // secondOrder classifies a kind whose CRD appears only once one of sources
@@ -134,7 +182,7 @@ func (ix *index) secondOrder(ks tiers.ID, origin Origin, trigger GroupKind, sour
 	}
 	for i := range sources {
 		p := &sources[i]
-		if !ix.graph.isAncestor(ks, p.ks) {
+		if !ix.graph.readyBefore(ks, p.ks) {
 			continue
 		}
 		if ix.guards(p) {

@@ -68,6 +68,16 @@ type ChartCRD struct {
 	Kinds []GroupKind `json:"kinds" yaml:"kinds"`
 }
 
+// KustomizationCRD declares kinds whose CRD a Kustomization that the
+// checkout does not render applies: one that builds from another source
+// (kyverno's release manifests, another team's repository).
+type KustomizationCRD struct {
+	// Kustomization is the Kustomization that applies the CRDs.
+	Kustomization NamespacedName `json:"kustomization" yaml:"kustomization"`
+	// Kinds are the kinds whose CRD it applies.
+	Kinds []GroupKind `json:"kinds" yaml:"kinds"`
+}
+
 // Config is standup.yaml: what standup needs to know about a repository that
 // its manifests cannot tell. The zero Config declares nothing.
 type Config struct {
@@ -79,6 +89,9 @@ type Config struct {
 	RuntimeCRDs []RuntimeCRD `json:"runtimeCRDs,omitempty" yaml:"runtimeCRDs"`
 	// ChartCRDs declares the kinds whose CRD a HelmRelease's chart installs.
 	ChartCRDs []ChartCRD `json:"chartCRDs,omitempty" yaml:"chartCRDs"`
+	// KustomizationCRDs declares the kinds whose CRD a Kustomization the
+	// checkout does not render applies.
+	KustomizationCRDs []KustomizationCRD `json:"kustomizationCRDs,omitempty" yaml:"kustomizationCRDs"`
 }
 
 // ParseConfig decodes and validates the bytes of standup.yaml. It rejects
@@ -121,14 +134,15 @@ func (c *Config) validate() error {
 	if c.Kind != "" && c.Kind != ConfigKind {
 		return fmt.Errorf("kind %q is not supported (want %s)", c.Kind, ConfigKind)
 	}
-	// A kind has one origin. Several charts may install it, though: a
-	// hub-and-spoke repository installs the same chart once per cluster.
+	// A kind has one origin. Several HelmReleases or Kustomizations may
+	// install it, though: a hub-and-spoke repository installs the same chart
+	// once per cluster. owner is "" for a runtime kind, else the installer.
 	type declared struct {
 		field string
-		chart *NamespacedName
+		owner string
 	}
 	seen := map[GroupKind]declared{}
-	declare := func(field string, chart *NamespacedName, kinds []GroupKind) error {
+	declare := func(field, owner string, kinds []GroupKind) error {
 		if len(kinds) == 0 {
 			return fmt.Errorf("%s.kinds is empty", field)
 		}
@@ -136,10 +150,10 @@ func (c *Config) validate() error {
 			if gk.Kind == "" {
 				return fmt.Errorf("%s.kinds[%d].kind is empty", field, j)
 			}
-			if prev, dup := seen[gk]; dup && (chart == nil || prev.chart == nil || *chart == *prev.chart) {
+			if prev, dup := seen[gk]; dup && (owner == "" || prev.owner == "" || owner == prev.owner) {
 				return fmt.Errorf("%s.kinds[%d]: %s is already declared by %s", field, j, gk, prev.field)
 			}
-			seen[gk] = declared{field: field, chart: chart}
+			seen[gk] = declared{field: field, owner: owner}
 		}
 		return nil
 	}
@@ -151,7 +165,7 @@ func (c *Config) validate() error {
 		case TriggerPlaceholder:
 			return fmt.Errorf("%s.trigger.kind is still the skeleton's %s: name the kind whose objects make the operator create %s", field, TriggerPlaceholder, kindList(r.Kinds))
 		}
-		if err := declare(field, nil, r.Kinds); err != nil {
+		if err := declare(field, "", r.Kinds); err != nil {
 			return err
 		}
 	}
@@ -160,7 +174,16 @@ func (c *Config) validate() error {
 		if h.HelmRelease.Namespace == "" || h.HelmRelease.Name == "" {
 			return fmt.Errorf("%s.helmRelease needs a namespace and a name", field)
 		}
-		if err := declare(field, &h.HelmRelease, h.Kinds); err != nil {
+		if err := declare(field, "HelmRelease/"+h.HelmRelease.String(), h.Kinds); err != nil {
+			return err
+		}
+	}
+	for i, k := range c.KustomizationCRDs {
+		field := fmt.Sprintf("kustomizationCRDs[%d]", i)
+		if k.Kustomization.Namespace == "" || k.Kustomization.Name == "" {
+			return fmt.Errorf("%s.kustomization needs a namespace and a name", field)
+		}
+		if err := declare(field, "Kustomization/"+k.Kustomization.String(), k.Kinds); err != nil {
 			return err
 		}
 	}

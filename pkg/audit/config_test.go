@@ -83,6 +83,18 @@ chartCRDs:
 			{HelmRelease: NamespacedName{Namespace: "production", Name: "cm"}, Kinds: []GroupKind{{Group: "a", Kind: "C"}}},
 		}},
 	}, {
+		name:    "kustomizationCRDs without a namespace",
+		yaml:    "kustomizationCRDs:\n  - kustomization: {name: kyverno}\n    kinds: [{group: kyverno.io, kind: ClusterPolicy}]\n",
+		wantErr: "standup.yaml: kustomizationCRDs[0].kustomization needs a namespace and a name",
+	}, {
+		name:    "kind both created at runtime and applied by a Kustomization",
+		yaml:    "runtimeCRDs:\n  - trigger: {group: a, kind: B}\n    kinds: [{group: a, kind: C}]\nkustomizationCRDs:\n  - kustomization: {namespace: n, name: k}\n    kinds: [{group: a, kind: C}]\n",
+		wantErr: "standup.yaml: kustomizationCRDs[0].kinds[0]: C.a is already declared by runtimeCRDs[0]",
+	}, {
+		name: "kustomizationCRDs",
+		yaml: "kustomizationCRDs:\n  - kustomization: {namespace: flux-system, name: kyverno}\n    kinds: [{group: kyverno.io, kind: ClusterPolicy}]\n",
+		want: &Config{KustomizationCRDs: []KustomizationCRD{{Kustomization: NamespacedName{Namespace: "flux-system", Name: "kyverno"}, Kinds: []GroupKind{{Group: "kyverno.io", Kind: "ClusterPolicy"}}}}},
+	}, {
 		name:    "not a mapping",
 		yaml:    "- a\n",
 		wantErr: "standup.yaml: line 1: cannot unmarshal",

@@ -8,7 +8,7 @@ import (
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// ancestry answers "does a depend on b, directly or transitively?". It walks
+// ancestry answers "is b Ready before a is reconciled?" (readyBefore). It walks
 // dependsOn itself rather than asking a *tiers.Graph, because tiers.Build
 // returns no graph when there is a cycle, and the audit must still check the
 // edges of a graph with one. Each node's ancestors are a bit set, computed
@@ -17,6 +17,10 @@ type ancestry struct {
 	index map[tiers.ID]int
 	deps  [][]int
 	memo  []bitset
+	// appliedBy and wait say which Kustomization applies a node, and
+	// whether a Kustomization waits for what it applies (readyBefore).
+	appliedBy []int
+	wait      []bool
 }
 
 // bitset is a set of node numbers.
@@ -26,11 +30,19 @@ func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 func (b bitset) add(i int)      { b[i/64] |= 1 << (i % 64) }
 
 func newAncestry(objs []flux.Object) *ancestry {
-	a := &ancestry{index: make(map[tiers.ID]int, len(objs)), deps: make([][]int, len(objs)), memo: make([]bitset, len(objs))}
+	a := &ancestry{index: make(map[tiers.ID]int, len(objs)), deps: make([][]int, len(objs)), memo: make([]bitset, len(objs)),
+		appliedBy: make([]int, len(objs)), wait: make([]bool, len(objs))}
 	for i, o := range objs {
 		a.index[o.ID] = i
+		a.wait[i] = o.Wait
 	}
 	for i, o := range objs {
+		a.appliedBy[i] = -1
+		if o.AppliedBy != nil {
+			if j, ok := a.index[*o.AppliedBy]; ok {
+				a.appliedBy[i] = j
+			}
+		}
 		for _, d := range o.DependsOn {
 			if j, ok := a.index[d.ID]; ok {
 				a.deps[i] = append(a.deps[i], j)
@@ -40,18 +52,40 @@ func newAncestry(objs []flux.Object) *ancestry {
 	return a
 }
 
-// isAncestor reports whether id depends on other, directly or transitively.
-func (a *ancestry) isAncestor(id, other tiers.ID) bool {
-	v, ok := a.index[id]
-	w, ok2 := a.index[other]
-	if !ok || !ok2 {
-		return false
-	}
+// reaches reports whether node v depends on node w, directly or transitively.
+func (a *ancestry) reaches(v, w int) bool {
 	if a.memo[v] == nil {
 		a.memo[v] = a.walk(v)
 	}
 	return a.memo[v].has(w)
 }
+
+// readyBefore reports whether other is Ready before id is reconciled: other
+// is an ancestor of id, or it is applied by a Kustomization with wait: true
+// that is (kstatus reads a Kustomization's Ready condition, so the parent is
+// not Ready until other is), and so on up the chain of appliers.
+func (a *ancestry) readyBefore(id, other tiers.ID) bool {
+	w, ok := a.index[other]
+	if !ok {
+		return false
+	}
+	v, ok := a.index[id]
+	if !ok {
+		return false
+	}
+	for range len(a.deps) { // a chain of appliers is no longer than the graph
+		if a.reaches(v, w) {
+			return true
+		}
+		parent := a.appliedBy[w]
+		if parent < 0 || !a.wait[parent] {
+			return false
+		}
+		w = parent
+	}
+	return false
+}
+
 
 // walk returns the nodes reachable from v by dependsOn edges.
 func (a *ancestry) walk(v int) bitset {

@@ -24,6 +24,12 @@ type ks struct {
 	// kubeConfig is the name of the spec.kubeConfig Secret: the Kustomization
 	// applies to another cluster (hub and spoke).
 	kubeConfig string
+	// unrendered marks a Kustomization render.Load leaves unrendered (it
+	// builds from another source); objects must be empty.
+	unrendered bool
+	// appliedBy names the Kustomization (same namespace) whose build holds
+	// this one.
+	appliedBy string
 	// objects are what the Kustomization applies (see obj and crd).
 	objects []*unstructured.Unstructured
 }
@@ -51,8 +57,7 @@ func crd(group, kind string) *unstructured.Unstructured {
 		"spec", map[string]any{"group": group, "names": map[string]any{"kind": kind}})
 }
 
-// result assembles a render.Result the way render.Load does: every
-// Kustomization is applied by the first, "flux-system".
+// result assembles a render.Result the way render.Load does.
 func result(kss ...ks) *render.Result {
 	res := &render.Result{Path: "clusters/test", Definitions: map[tiers.ID]render.Manifest{}, Rendered: map[tiers.ID][]render.Manifest{}}
 	for _, k := range kss {
@@ -61,6 +66,9 @@ func result(kss ...ks) *render.Result {
 		}
 		id := tiers.ID{Kind: "Kustomization", Namespace: k.namespace, Name: k.name}
 		o := flux.Object{Node: tiers.Node{ID: id}, Wait: k.wait, HasHealthChecks: len(k.checks) > 0, File: "clusters/test/" + k.name + ".yaml"}
+		if k.appliedBy != "" {
+			o.AppliedBy = &tiers.ID{Kind: "Kustomization", Namespace: k.namespace, Name: k.appliedBy}
+		}
 		for _, d := range k.deps {
 			dep := tiers.ID{Kind: "Kustomization", Namespace: k.namespace, Name: d}
 			if ns, n, ok := strings.Cut(d, "/"); ok {
@@ -74,7 +82,9 @@ func result(kss ...ks) *render.Result {
 		for _, u := range k.objects {
 			out = append(out, render.Manifest{Object: u, File: fmt.Sprintf("%s/%s-%s.yaml", k.name, strings.ToLower(u.GetKind()), u.GetName())})
 		}
-		res.Rendered[id] = out
+		if !k.unrendered {
+			res.Rendered[id] = out
+		}
 	}
 	return res
 }
@@ -136,6 +146,15 @@ func spokeRelease(spoke string) *unstructured.Unstructured {
 	return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", spoke+"/cert-manager",
 		"spec", map[string]any{"kubeConfig": map[string]any{"secretRef": map[string]any{"name": "kubeconfig"}}})
 }
+
+// kyvernoConfig declares ClusterPolicy applied by the unrendered
+// Kustomization flux-system/kyverno (flux2-multi-tenancy's layout).
+var kyvernoConfig = &Config{KustomizationCRDs: []KustomizationCRD{{
+	Kustomization: NamespacedName{Namespace: "flux-system", Name: "kyverno"},
+	Kinds:         []GroupKind{{Group: "kyverno.io", Kind: "ClusterPolicy"}},
+}}}
+
+func policy() *unstructured.Unstructured { return obj("kyverno.io/v1", "ClusterPolicy", "require-labels") }
 
 // hubConfig declares cert-manager's chart kinds once per spoke.
 var hubConfig = &Config{ChartCRDs: []ChartCRD{

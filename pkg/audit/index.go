@@ -51,6 +51,9 @@ type index struct {
 	// charts maps a chart kind to the HelmReleases declared to install it
 	// (one per cluster, in hub-and-spoke repositories).
 	charts map[GroupKind][]NamespacedName
+	// external maps a kind to the unrendered Kustomizations declared to
+	// apply its CRD.
+	external map[GroupKind][]tiers.ID
 	// cluster maps a Kustomization to the cluster it applies to: "" for the
 	// cluster it lives in, else its spec.kubeConfig reference.
 	cluster map[tiers.ID]string
@@ -68,6 +71,7 @@ func newIndex(res *render.Result, cfg *Config) *index {
 		runtime:  map[GroupKind]GroupKind{},
 		charts:   map[GroupKind][]NamespacedName{},
 		cluster:  map[tiers.ID]string{},
+		external: map[GroupKind][]tiers.ID{},
 		graph:    newAncestry(res.Objects),
 	}
 	for _, o := range res.Objects {
@@ -85,6 +89,12 @@ func newIndex(res *render.Result, cfg *Config) *index {
 	for _, c := range cfg.ChartCRDs {
 		for _, gk := range c.Kinds {
 			ix.charts[gk] = append(ix.charts[gk], c.HelmRelease)
+		}
+	}
+	for _, k := range cfg.KustomizationCRDs {
+		id := tiers.ID{Kind: render.KindKustomization, Namespace: k.Kustomization.Namespace, Name: k.Kustomization.Name}
+		for _, gk := range k.Kinds {
+			ix.external[gk] = append(ix.external[gk], id)
 		}
 	}
 	for id := range res.Rendered {

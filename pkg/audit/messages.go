@@ -33,6 +33,10 @@ func kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
 			h.Message = fmt.Sprintf("no origin found for %s in the cluster %s applies to: its CRD is applied only to another cluster (spec.kubeConfig), and %s does not declare it", gk, p.ks, configFile)
 		}
 		h.Fix = fmt.Sprintf("apply its CRD in an ancestor of %s, or declare it in %s (runtimeCRDs or chartCRDs)", p.ks, configFile)
+		if k := v.unrendered; k != nil && v.likely == nil {
+			h.Fix = fmt.Sprintf("if its ancestor %s (not rendered: it builds from another source) applies the CRD, declare it in %s kustomizationCRDs with that kustomization; else apply its CRD in an ancestor of %s",
+				k, configFile, p.ks)
+		}
 		if r := v.likely; r != nil {
 			h.Fix = fmt.Sprintf("if the chart of HelmRelease %s/%s (applied by %s) installs it, declare it in %s chartCRDs with that helmRelease; else apply its CRD in an ancestor of %s",
 				r.obj.Namespace, r.obj.Name, r.ks, configFile, p.ks)
@@ -61,6 +65,12 @@ func samePassText(v verdict, gk GroupKind, p placed) (string, string) {
 func missingEdgeText(v verdict, gk GroupKind, p placed) (string, string) {
 	src := v.provider
 	switch {
+	case v.origin == OriginKustomization && src == nil:
+		return fmt.Sprintf("%s's CRD is applied by a Kustomization %s declares in kustomizationCRDs, but none of them applies to the cluster %s applies to (spec.kubeConfig)", gk, configFile, p.ks),
+			fmt.Sprintf("declare in kustomizationCRDs the Kustomization that applies the CRD to this cluster, and add it to the dependsOn of %s", p.ks)
+	case v.origin == OriginKustomization:
+		return fmt.Sprintf("%s's CRD is applied by %s (%s kustomizationCRDs), which is not an ancestor of %s: on a cold cluster the kind may not exist yet", gk, src.ks, configFile, p.ks),
+			fmt.Sprintf("add dependsOn %s to %s", depRef(p.ks, src.ks), p.ks)
 	case v.origin == OriginUnordered:
 		return fmt.Sprintf("the CRD of %s is applied by %s (%s), which is not an ancestor of %s: on a cold cluster the kind may not exist yet",
 				gk, src.ks, fileOrUnknown(src.file), p.ks),

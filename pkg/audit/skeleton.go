@@ -108,6 +108,9 @@ type CRDFinding struct {
 	Trigger *GroupKind `json:"trigger,omitempty"`
 	// HelmRelease is the HelmRelease of a chart CRD.
 	HelmRelease *NamespacedName `json:"helmRelease,omitempty"`
+	// Kustomization is the live Kustomization that applied a CRD the
+	// checkout does not render.
+	Kustomization *NamespacedName `json:"kustomization,omitempty"`
 	// Reason says how the source, trigger or HelmRelease was inferred.
 	Reason string `json:"reason"`
 }
@@ -165,6 +168,7 @@ func BuildSkeleton(res *render.Result, cfg *Config, live []ClusterCRD, inventori
 			f.Source, f.Reason = SourceDeclared, "standup.yaml declares it installed by the chart of HelmRelease/"+hrs[0].String()
 		} else if ks, ok := appliedByKustomization(c, appliedBy); ok {
 			f.Source, f.Reason = SourceKustomization, "applied by Kustomization/"+ks.Namespace+"/"+ks.Name+", which this checkout does not render"
+			f.Kustomization = &NamespacedName{Namespace: ks.Namespace, Name: ks.Name}
 		} else if hr, reason, ok := chartOf(c, releases); ok {
 			f.Source, f.HelmRelease, f.Reason = SourceChart, &hr, reason
 		} else {
@@ -176,7 +180,7 @@ func BuildSkeleton(res *render.Result, cfg *Config, live []ClusterCRD, inventori
 	slices.SortFunc(sk.Findings, func(a, b CRDFinding) int {
 		return cmp.Or(cmp.Compare(sourceRank(a.Source), sourceRank(b.Source)), cmp.Compare(a.CRD, b.CRD))
 	})
-	sk.Config.RuntimeCRDs, sk.Config.ChartCRDs = declarations(sk.Findings)
+	sk.Config.RuntimeCRDs, sk.Config.ChartCRDs, sk.Config.KustomizationCRDs = declarations(sk.Findings)
 	for _, r := range sk.Config.RuntimeCRDs {
 		if r.Trigger.Kind == TriggerPlaceholder {
 			sk.Placeholders++
@@ -189,11 +193,13 @@ func sourceRank(s CRDSource) int {
 	return slices.Index([]CRDSource{SourceRuntime, SourceChart, SourceKustomization, SourceDeclared}, s)
 }
 
-// declarations groups runtime findings by trigger and chart findings by
-// HelmRelease, in the order of their first finding.
-func declarations(findings []CRDFinding) ([]RuntimeCRD, []ChartCRD) {
+// declarations groups runtime findings by trigger, chart findings by
+// HelmRelease and Kustomization findings by Kustomization, in the order of
+// their first finding.
+func declarations(findings []CRDFinding) ([]RuntimeCRD, []ChartCRD, []KustomizationCRD) {
 	var runtime []RuntimeCRD
 	var charts []ChartCRD
+	var kss []KustomizationCRD
 	for _, f := range findings {
 		switch f.Source {
 		case SourceRuntime:
@@ -210,9 +216,16 @@ func declarations(findings []CRDFinding) ([]RuntimeCRD, []ChartCRD) {
 				i = len(charts) - 1
 			}
 			charts[i].Kinds = append(charts[i].Kinds, f.Defines)
+		case SourceKustomization:
+			i := slices.IndexFunc(kss, func(k KustomizationCRD) bool { return k.Kustomization == *f.Kustomization })
+			if i < 0 {
+				kss = append(kss, KustomizationCRD{Kustomization: *f.Kustomization})
+				i = len(kss) - 1
+			}
+			kss[i].Kinds = append(kss[i].Kinds, f.Defines)
 		}
 	}
-	return runtime, charts
+	return runtime, charts, kss
 }
 
 // appliedByKustomization finds the live Kustomization that applied c: its

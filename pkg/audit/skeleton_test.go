@@ -48,15 +48,16 @@ func TestBuildSkeleton(t *testing.T) {
 		ks{name: "apps", deps: []string{"platform"}, objects: []*unstructured.Unstructured{widgetCRD()}},
 	)
 	tests := []struct {
-		name        string
-		cfg         *Config
-		live        []ClusterCRD
-		inventories map[tiers.ID][]string
-		want        []CRDFinding
-		runtime     []RuntimeCRD
-		charts      []ChartCRD
-		produced    int
-		placeholder int
+		name           string
+		cfg            *Config
+		live           []ClusterCRD
+		inventories    map[tiers.ID][]string
+		want           []CRDFinding
+		runtime        []RuntimeCRD
+		charts         []ChartCRD
+		kustomizations []KustomizationCRD
+		produced       int
+		placeholder    int
 	}{
 		{
 			name:     "produced and Flux CRDs are not findings",
@@ -118,8 +119,14 @@ func TestBuildSkeleton(t *testing.T) {
 			},
 			inventories: map[tiers.ID][]string{{Kind: "Kustomization", Namespace: "tenants", Name: "shared"}: {"alphas.a.example.org"}},
 			want: []CRDFinding{
-				{CRD: "alphas.a.example.org", Defines: gk("a.example.org", "Alpha"), Source: SourceKustomization, Reason: "applied by Kustomization/tenants/shared, which this checkout does not render"},
-				{CRD: "betas.b.example.org", Defines: gk("b.example.org", "Beta"), Source: SourceKustomization, Reason: "applied by Kustomization/other/infra, which this checkout does not render"},
+				{CRD: "alphas.a.example.org", Defines: gk("a.example.org", "Alpha"), Source: SourceKustomization, Kustomization: &NamespacedName{Namespace: "tenants", Name: "shared"},
+					Reason: "applied by Kustomization/tenants/shared, which this checkout does not render"},
+				{CRD: "betas.b.example.org", Defines: gk("b.example.org", "Beta"), Source: SourceKustomization, Kustomization: &NamespacedName{Namespace: "other", Name: "infra"},
+					Reason: "applied by Kustomization/other/infra, which this checkout does not render"},
+			},
+			kustomizations: []KustomizationCRD{
+				{Kustomization: NamespacedName{Namespace: "tenants", Name: "shared"}, Kinds: []GroupKind{gk("a.example.org", "Alpha")}},
+				{Kustomization: NamespacedName{Namespace: "other", Name: "infra"}, Kinds: []GroupKind{gk("b.example.org", "Beta")}},
 			},
 		},
 		{
@@ -143,6 +150,9 @@ func TestBuildSkeleton(t *testing.T) {
 			}
 			if !reflect.DeepEqual(tt.charts, sk.Config.ChartCRDs) {
 				t.Errorf("chartCRDs:\n got %s\nwant %s", show(sk.Config.ChartCRDs), show(tt.charts))
+			}
+			if !reflect.DeepEqual(tt.kustomizations, sk.Config.KustomizationCRDs) {
+				t.Errorf("kustomizationCRDs:\n got %s\nwant %s", show(sk.Config.KustomizationCRDs), show(tt.kustomizations))
 			}
 			if sk.Produced != tt.produced || sk.Placeholders != tt.placeholder {
 				t.Errorf("produced %d, placeholders %d; want %d, %d", sk.Produced, sk.Placeholders, tt.produced, tt.placeholder)

@@ -86,7 +86,6 @@ func (a *ancestry) readyBefore(id, other tiers.ID) bool {
 	return false
 }
 
-
 // walk returns the nodes reachable from v by dependsOn edges.
 func (a *ancestry) walk(v int) bitset {
 	set := make(bitset, (len(a.deps)+63)/64)

@@ -154,7 +154,9 @@ var kyvernoConfig = &Config{KustomizationCRDs: []KustomizationCRD{{
 	Kinds:         []GroupKind{{Group: "kyverno.io", Kind: "ClusterPolicy"}},
 }}}
 
-func policy() *unstructured.Unstructured { return obj("kyverno.io/v1", "ClusterPolicy", "require-labels") }
+func policy() *unstructured.Unstructured {
+	return obj("kyverno.io/v1", "ClusterPolicy", "require-labels")
+}
 
 // hubConfig declares cert-manager's chart kinds once per spoke.
 var hubConfig = &Config{ChartCRDs: []ChartCRD{

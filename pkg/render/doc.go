@@ -24,10 +24,15 @@
 //   - SOPS-encrypted documents (a top-level sops key) are skipped with a note;
 //   - a Kustomization that builds from another source than the repository's
 //     is a node but is not rendered. The repository's sources are those of
-//     the Kustomizations found at Path that build Path itself (flux-system),
-//     or, when none does, of every Kustomization found at Path;
-//   - remote kustomize resources and components (git or HTTP URLs) are not
-//     fetched: they are left out with a warning;
+//     the Kustomizations found at Path that build Path itself (flux-system);
+//     when none does, the GitRepository sources of the Kustomizations found
+//     at Path (a git checkout stands for a GitRepository, not for Flux's own
+//     OCIRepository), or all their sources if none is a GitRepository. A
+//     source the checkout does not define is named as such, with the
+//     namespace to set when a sourceRef without one misses it;
+//   - nothing is fetched: remote kustomize resources and components (git or
+//     HTTP URLs), and HTTP(S) generator files, env files and patches are left
+//     out with a warning naming the kustomization file;
 //   - a namespaced Flux object left without a namespace is skipped with a
 //     note, because kustomize-controller does not default it and fails the
 //     apply with "namespace not specified".

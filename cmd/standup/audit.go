@@ -25,14 +25,14 @@ func auditCommand(streams Streams) *cli.Command {
 		Name:  "audit",
 		Usage: "find cold-start hazards in a git checkout: second-order kinds, missing dependsOn edges, unguarded CRD providers",
 		Description: "Renders every Kustomization offline as kustomize-controller would, classifies where each object's kind\n" +
-			"comes from (built in, Flux, a CRD in the same or an ancestor Kustomization, standup.yaml's runtimeCRDs and\n" +
-			"chartCRDs) and reports hazards with a code, a file and a fix (docs/audit.md). Exits 1 when any hazard is\n" +
+			"comes from (built in, Flux, a CRD in the same or an ancestor Kustomization, standup.yaml's runtimeCRDs,\n" +
+			"chartCRDs and kustomizationCRDs) and reports hazards with a code, a file and a fix (docs/audit.md). Exits 1 when any hazard is\n" +
 			"an error. Output formats: " + strings.Join(printer.AuditFormats(), ", ") + ".",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "path", Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
 			&cli.StringFlag{Name: "repo-root", Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "allow-unknown-kinds", Usage: "report kinds of unknown origin as warnings, not errors"},
-			&cli.BoolFlag{Name: "from-cluster", Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (needs --path and a cluster; formats yaml, json)"},
+			&cli.BoolFlag{Name: "from-cluster", Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (needs --path and a cluster; formats yaml (or text), json)"},
 		},
 		Action: func(c *cli.Context) error {
 			opts := auditOptions{

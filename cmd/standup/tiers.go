@@ -26,8 +26,8 @@ func tiersCommand(streams Streams) *cli.Command {
 	return &cli.Command{
 		Name:  "tiers",
 		Usage: "print the tier order of the Flux graph, live or from a git checkout (--path)",
-		Description: "Derives tiers from spec.dependsOn: tier 0 has no dependencies, every other node sits one tier\n" +
-			"below its deepest dependency. Output formats: " + strings.Join(printer.TiersFormats(), ", ") + ".",
+		Description: "Derives tiers from spec.dependsOn: tier 0 has no dependencies, every other node's tier is one more\n" +
+			"than the highest tier among its dependencies. Output formats: " + strings.Join(printer.TiersFormats(), ", ") + ".",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "path", Usage: "read the graph offline from this directory of a git checkout (e.g. clusters/prod)"},
 			&cli.StringFlag{Name: "repo-root", Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},

@@ -387,7 +387,7 @@ func TestUnknownKindNamesTheLikelyChart(t *testing.T) {
 	}, {
 		name:    "no release to suggest",
 		kss:     []ks{{name: "configs", objects: objects(issuer())}},
-		wantFix: "apply its CRD in an ancestor of Kustomization/flux-system/configs, or declare it in standup.yaml (runtimeCRDs or chartCRDs)",
+		wantFix: "apply its CRD in an ancestor of Kustomization/flux-system/configs, or declare it in standup.yaml (runtimeCRDs, chartCRDs or kustomizationCRDs)",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

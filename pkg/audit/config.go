@@ -150,7 +150,7 @@ func (c *Config) validate() error {
 			if gk.Kind == "" {
 				return fmt.Errorf("%s.kinds[%d].kind is empty", field, j)
 			}
-			if prev, dup := seen[gk]; dup && (owner == "" || prev.owner == "" || owner == prev.owner) {
+			if prev, dup := seen[gk]; dup && (owner == "" || prev.owner == "" || owner == prev.owner || ownerKind(owner) != ownerKind(prev.owner)) {
 				return fmt.Errorf("%s.kinds[%d]: %s is already declared by %s", field, j, gk, prev.field)
 			}
 			seen[gk] = declared{field: field, owner: owner}
@@ -188,6 +188,14 @@ func (c *Config) validate() error {
 		}
 	}
 	return nil
+}
+
+// ownerKind is the kind of a declared installer, "HelmRelease/ns/name" or
+// "Kustomization/ns/name": one kind may come from several installers of one
+// kind (one per cluster), never from a chart and a Kustomization.
+func ownerKind(owner string) string {
+	kind, _, _ := strings.Cut(owner, "/")
+	return kind
 }
 
 // yamlError words a decoding error for people: one line, and an unknown

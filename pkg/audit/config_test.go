@@ -91,6 +91,10 @@ chartCRDs:
 		yaml:    "runtimeCRDs:\n  - trigger: {group: a, kind: B}\n    kinds: [{group: a, kind: C}]\nkustomizationCRDs:\n  - kustomization: {namespace: n, name: k}\n    kinds: [{group: a, kind: C}]\n",
 		wantErr: "standup.yaml: kustomizationCRDs[0].kinds[0]: C.a is already declared by runtimeCRDs[0]",
 	}, {
+		name:    "kind both installed by a chart and applied by a Kustomization",
+		yaml:    "chartCRDs:\n  - helmRelease: {namespace: n, name: x}\n    kinds: [{group: a, kind: C}]\nkustomizationCRDs:\n  - kustomization: {namespace: n, name: k}\n    kinds: [{group: a, kind: C}]\n",
+		wantErr: "standup.yaml: kustomizationCRDs[0].kinds[0]: C.a is already declared by chartCRDs[0]",
+	}, {
 		name: "kustomizationCRDs",
 		yaml: "kustomizationCRDs:\n  - kustomization: {namespace: flux-system, name: kyverno}\n    kinds: [{group: kyverno.io, kind: ClusterPolicy}]\n",
 		want: &Config{KustomizationCRDs: []KustomizationCRD{{Kustomization: NamespacedName{Namespace: "flux-system", Name: "kyverno"}, Kinds: []GroupKind{{Group: "kyverno.io", Kind: "ClusterPolicy"}}}}},

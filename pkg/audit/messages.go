@@ -32,7 +32,7 @@ func kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
 		if v.elsewhere {
 			h.Message = fmt.Sprintf("no origin found for %s in the cluster %s applies to: its CRD is applied only to another cluster (spec.kubeConfig), and %s does not declare it", gk, p.ks, configFile)
 		}
-		h.Fix = fmt.Sprintf("apply its CRD in an ancestor of %s, or declare it in %s (runtimeCRDs or chartCRDs)", p.ks, configFile)
+		h.Fix = fmt.Sprintf("apply its CRD in an ancestor of %s, or declare it in %s (runtimeCRDs, chartCRDs or kustomizationCRDs)", p.ks, configFile)
 		if k := v.unrendered; k != nil && v.likely == nil {
 			h.Fix = fmt.Sprintf("if its ancestor %s (not rendered: it builds from another source) applies the CRD, declare it in %s kustomizationCRDs with that kustomization; else apply its CRD in an ancestor of %s",
 				k, configFile, p.ks)

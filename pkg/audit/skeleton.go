@@ -166,6 +166,8 @@ func BuildSkeleton(res *render.Result, cfg *Config, live []ClusterCRD, inventori
 			f.Source, f.Reason = SourceDeclared, "standup.yaml declares it created at runtime by "+trigger.String()
 		} else if hrs, ok := ix.charts[gk]; ok {
 			f.Source, f.Reason = SourceDeclared, "standup.yaml declares it installed by the chart of HelmRelease/"+hrs[0].String()
+		} else if kss, ok := ix.external[gk]; ok {
+			f.Source, f.Reason = SourceDeclared, "standup.yaml declares it applied by "+kss[0].String()
 		} else if ks, ok := appliedByKustomization(c, appliedBy); ok {
 			f.Source, f.Reason = SourceKustomization, "applied by Kustomization/"+ks.Namespace+"/"+ks.Name+", which this checkout does not render"
 			f.Kustomization = &NamespacedName{Namespace: ks.Namespace, Name: ks.Name}

@@ -138,6 +138,15 @@ func TestBuildSkeleton(t *testing.T) {
 				{CRD: "storageprofiles." + cdi, Defines: gk(cdi, "StorageProfile"), Source: SourceDeclared, Reason: "standup.yaml declares it created at runtime by CDI.cdi.kubevirt.io"},
 			},
 		},
+		{
+			name: "a kind kustomizationCRDs declares is reported, not declared again",
+			cfg: &Config{KustomizationCRDs: []KustomizationCRD{{Kustomization: NamespacedName{Namespace: "tenants", Name: "shared"},
+				Kinds: []GroupKind{gk("a.example.org", "Alpha")}}}},
+			live:        []ClusterCRD{live("a.example.org", "Alpha")},
+			inventories: map[tiers.ID][]string{{Kind: "Kustomization", Namespace: "tenants", Name: "shared"}: {"alphas.a.example.org"}},
+			want: []CRDFinding{{CRD: "alphas.a.example.org", Defines: gk("a.example.org", "Alpha"), Source: SourceDeclared,
+				Reason: "standup.yaml declares it applied by Kustomization/tenants/shared"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

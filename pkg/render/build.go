@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	iofs "io/fs"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,8 @@ import (
 
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
+	"github.com/fluxcd/pkg/sourceignore"
+	"github.com/fluxcd/pkg/sourceignore/gitignore"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -32,6 +35,11 @@ var buildMu sync.Mutex
 type builder struct {
 	root string
 	disk filesys.FileSystem
+	// ignored matches what source-controller leaves out of the artifact:
+	// its defaults (VCS and CI files, .sops.yaml, images and archives) and
+	// every .sourceignore of the repository.
+	ignored gitignore.Matcher
+	domain  []string
 }
 
 // newBuilder returns a builder for the repository at root (absolute).
@@ -40,7 +48,44 @@ func newBuilder(root string) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repository root %s: %w", root, err)
 	}
-	return &builder{root: root, disk: disk}, nil
+	domain := strings.Split(root, string(filepath.Separator))
+	patterns, err := sourceignore.LoadIgnorePatterns(root, domain)
+	if err != nil {
+		return nil, fmt.Errorf("repository root %s: %s: %w", root, sourceignore.IgnoreFile, err)
+	}
+	return &builder{root: root, disk: disk, ignored: sourceignore.NewDefaultMatcher(patterns, domain), domain: domain}, nil
+}
+
+// generator returns the kustomization generator for dir. kustomize-controller
+// builds from source-controller's artifact, where the files .sourceignore
+// and its defaults exclude do not exist; when dir has no kustomization file,
+// those files must not be scanned into the one Flux generates (a .sops.yaml
+// creation-rules file is not a Kubernetes object). They are handed to the
+// generator as patterns anchored at dir.
+func (b *builder) generator(ks map[string]any, dir string) *fluxkustomize.Generator {
+	obj := unstructured.Unstructured{Object: ks}
+	if kustomizationFile(dir) != "" {
+		return fluxkustomize.NewGenerator(b.root, obj)
+	}
+	var anchored []string
+	_ = filepath.WalkDir(dir, func(path string, d iofs.DirEntry, err error) error {
+		if err != nil || path == dir {
+			return nil
+		}
+		if !b.ignored.Match(strings.Split(path, string(filepath.Separator)), d.IsDir()) {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		anchored = append(anchored, "/"+filepath.ToSlash(rel))
+		if d.IsDir() {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if len(anchored) == 0 {
+		return fluxkustomize.NewGenerator(b.root, obj)
+	}
+	return fluxkustomize.NewGeneratorWithIgnore(b.root, strings.Join(anchored, "\n"), obj)
 }
 
 // build builds dir (absolute) with the spec of the Flux Kustomization ks
@@ -54,8 +99,7 @@ func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 	if ks == nil {
 		ks = map[string]any{}
 	}
-	gen := fluxkustomize.NewGenerator(b.root, unstructured.Unstructured{Object: ks})
-	data, kfile, _, err := gen.GenerateManifest(dir)
+	data, kfile, _, err := b.generator(ks, dir).GenerateManifest(dir)
 	if err != nil {
 		return nil, b.diagnose(dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
 	}

@@ -92,6 +92,16 @@ func TestLoadFixtures(t *testing.T) {
 			"Kustomization/flux-system/flux-system",
 		},
 	}, {
+		// .sops.yaml (a source-controller default) and apps/scratch (the
+		// repository's .sourceignore) are not in the artifact Flux builds
+		// from: the generated kustomizations must not scan them.
+		name: "sourceignore",
+		path: "clusters/c",
+		objects: []string{
+			"Kustomization/flux-system/apps",
+			"Kustomization/flux-system/flux-system",
+		},
+	}, {
 		name: "cycle",
 		path: "clusters/c",
 		objects: []string{

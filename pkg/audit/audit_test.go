@@ -404,3 +404,26 @@ func TestUnknownKindNamesTheLikelyChart(t *testing.T) {
 		})
 	}
 }
+
+// The fix for a same-pass hazard asks for wait: true only when the
+// Kustomization does not already wait for the provider.
+func TestSamePassFixKnowsTheGuard(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		wait    bool
+		wantFix string
+	}{
+		{name: "unguarded", wantFix: "move ClusterIssuer/letsencrypt to its own Kustomization with dependsOn infra; infra needs wait: true (or a health check on HelmRelease/cert-manager/cert-manager)"},
+		{name: "wait: true", wait: true, wantFix: "move ClusterIssuer/letsencrypt to its own Kustomization with dependsOn infra (which already waits for HelmRelease/cert-manager/cert-manager)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Audit(result(ks{name: "infra", wait: tt.wait, objects: objects(release(), issuer())}), cdiConfig, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Hazards) != 1 || r.Hazards[0].Fix != tt.wantFix {
+				t.Fatalf("hazards %+v\nwant one with fix %q", r.Hazards, tt.wantFix)
+			}
+		})
+	}
+}

@@ -69,6 +69,9 @@ type verdict struct {
 	trigger *GroupKind
 	// release is the HelmRelease whose chart installs the CRD (chart kinds).
 	release *NamespacedName
+	// guarded is set when the provider's Kustomization already waits for
+	// it (wait: true or a health check), so a fix need not ask for that.
+	guarded bool
 	// elsewhere is set when what the kind needs exists, but lands in
 	// another cluster than the Kustomization's (spec.kubeConfig).
 	elsewhere bool
@@ -177,7 +180,7 @@ func (ix *index) unrenderedAncestor(ks tiers.ID) *tiers.ID {
 func (ix *index) secondOrder(ks tiers.ID, origin Origin, trigger GroupKind, sources []placed) verdict {
 	v := verdict{origin: origin, trigger: &trigger}
 	if p := first(sources, func(p placed) bool { return p.ks == ks }); p != nil {
-		v.provider, v.code = p, CodeSecondOrderSamePass
+		v.provider, v.code, v.guarded = p, CodeSecondOrderSamePass, ix.guards(p)
 		return v
 	}
 	for i := range sources {

@@ -59,6 +59,9 @@ func samePassText(v verdict, gk GroupKind, p placed) (string, string) {
 		cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), src.obj.Kind)
 	fix := fmt.Sprintf("move %s to its own Kustomization with dependsOn %s; %s needs wait: true (or a health check on %s)",
 		p.obj, p.ks.Name, p.ks.Name, src.obj)
+	if v.guarded {
+		fix = fmt.Sprintf("move %s to its own Kustomization with dependsOn %s (which already waits for %s)", p.obj, p.ks.Name, src.obj)
+	}
 	return msg, fix
 }
 

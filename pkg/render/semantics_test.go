@@ -92,7 +92,7 @@ func TestSemantics(t *testing.T) {
 			if len(hosts) != 1 || hosts[0].(map[string]any)["host"] != "{{ .Release.Name }}.${SECRET_DOMAIN}" {
 				t.Errorf("hosts %v, want the token left as-is", hosts)
 			}
-			if !hasWarning(apps, "Kustomization/default/echo: variable ${SECRET_DOMAIN} is not defined; left as-is") {
+			if !hasWarning(apps, "Kustomization/default/echo: variable ${SECRET_DOMAIN} is not defined: Flux would substitute an empty string; shown as ${SECRET_DOMAIN} here") {
 				t.Errorf("no warning in %q", apps.Warnings)
 			}
 		}},

@@ -219,7 +219,7 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		}
 		m.Object.Object = obj
 		for _, name := range unresolved {
-			l.warn(fmt.Sprintf("%s: variable ${%s} is not defined; left as-is", id, name))
+			l.warn(fmt.Sprintf("%s: variable ${%s} is not defined: Flux would substitute an empty string; shown as ${%s} here", id, name, name))
 		}
 	}
 	return nil

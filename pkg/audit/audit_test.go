@@ -209,6 +209,14 @@ func TestAudit(t *testing.T) {
 		},
 		origins: map[string]Origin{"app Widget": OriginAncestor},
 	}, {
+		name: "a Flux object without a namespace",
+		kss: []ks{{name: "apps", objects: objects(
+			obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "podinfo"),
+			obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "apps/fine"),
+			obj("rbac.authorization.k8s.io/v1", "ClusterRole", "cluster-scoped-is-fine"),
+		)}},
+		want: []string{"NAMESPACE_NOT_SPECIFIED error apps HelmRelease/podinfo"},
+	}, {
 		name: "literal token without postBuild",
 		kss: []ks{{name: "apps", objects: objects(
 			cmap(map[string]any{"url": "https://${CLUSTER_DOMAIN}/${PATH:=x}", "${KEY}": "v"}),
@@ -342,7 +350,7 @@ func TestMessages(t *testing.T) {
 
 func TestRules(t *testing.T) {
 	codes := []Code{CodeSecondOrderSamePass, CodeMissingEdge, CodeUnguardedProvider, CodeUnknownKind,
-		CodeLiteralSubstitutionToken, CodeCycle, CodeDanglingDependency}
+		CodeLiteralSubstitutionToken, CodeNamespaceNotSpecified, CodeCycle, CodeDanglingDependency}
 	rules := Rules()
 	if len(rules) != len(codes) {
 		t.Fatalf("%d rules, want %d", len(rules), len(codes))

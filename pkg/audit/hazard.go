@@ -29,6 +29,10 @@ const (
 	// CodeLiteralSubstitutionToken reports that a ${VAR} is left in the output of a
 	// Kustomization that declares no postBuild, so it is applied literally.
 	CodeLiteralSubstitutionToken Code = "LITERAL_SUBSTITUTION_TOKEN"
+	// CodeNamespaceNotSpecified reports a Flux object (always namespaced)
+	// rendered without a namespace: kustomize-controller fails the whole
+	// apply, so its Kustomization never becomes Ready.
+	CodeNamespaceNotSpecified Code = "NAMESPACE_NOT_SPECIFIED"
 	// CodeCycle reports that Kustomizations depend on each other in a circle.
 	CodeCycle Code = "CYCLE"
 	// CodeDanglingDependency reports that a Kustomization depends on one that does not exist.
@@ -63,6 +67,8 @@ func Rules() []Rule {
 			"No origin was found for a custom kind: it is not built in, no Kustomization applies its CRD, and standup.yaml does not declare it."},
 		{CodeLiteralSubstitutionToken, "LiteralSubstitutionToken", SeverityWarning,
 			"A ${VAR} is left in the output of a Kustomization that declares no postBuild, so it is applied literally."},
+		{CodeNamespaceNotSpecified, "NamespaceNotSpecified", SeverityError,
+			"A Flux object is applied without a namespace, and its Kustomization sets no targetNamespace: kustomize-controller fails the whole apply, so the Kustomization never becomes ready."},
 		{CodeCycle, "Cycle", SeverityError,
 			"Kustomizations depend on each other in a circle: none of them ever becomes ready."},
 		{CodeDanglingDependency, "DanglingDependency", SeverityError,

@@ -45,6 +45,14 @@ func kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
 	return h
 }
 
+// namespaceHazard reports a Flux object p rendered without a namespace.
+func namespaceHazard(p placed) Hazard {
+	return Hazard{Code: CodeNamespaceNotSpecified, Severity: SeverityError, Kustomization: p.ks, Object: p.obj, File: p.file,
+		Message: fmt.Sprintf("%s applies %s without a namespace and sets no targetNamespace: kustomize-controller fails the whole apply (namespace not specified), so %s never becomes Ready, nor anything that depends on it",
+			p.ks, p.obj, p.ks),
+		Fix: fmt.Sprintf("set metadata.namespace on %s (in %s), or spec.targetNamespace on %s", p.obj, fileOrUnknown(p.file), p.ks)}
+}
+
 // cause says what makes gk's CRD appear.
 func cause(v verdict, gk GroupKind) string {
 	if v.origin == OriginChart {

@@ -217,6 +217,13 @@ func TestAudit(t *testing.T) {
 		)}},
 		want: []string{"NAMESPACE_NOT_SPECIFIED error apps HelmRelease/podinfo"},
 	}, {
+		name: "kustomizationCRDs naming the Kustomization itself (its remote resource holds the CRD)",
+		kss: []ks{{name: "gateway", remote: []string{"gateway/kustomization.yaml: remote resource https://example.com/crds.yaml"},
+			objects: objects(obj("gateway.networking.k8s.io/v1", "HTTPRoute", "default/web"))}},
+		cfg: &Config{KustomizationCRDs: []KustomizationCRD{{Kustomization: NamespacedName{Namespace: "flux-system", Name: "gateway"},
+			Kinds: []GroupKind{{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}}}}},
+		origins: map[string]Origin{"gateway HTTPRoute": OriginKustomization},
+	}, {
 		name: "literal token without postBuild",
 		kss: []ks{{name: "apps", objects: objects(
 			cmap(map[string]any{"url": "https://${CLUSTER_DOMAIN}/${PATH:=x}", "${KEY}": "v"}),
@@ -392,6 +399,11 @@ func TestUnknownKindNamesTheLikelyChart(t *testing.T) {
 			{name: "policies", deps: []string{"kyverno"}, objects: objects(policy())},
 		},
 		wantFix: "if its ancestor Kustomization/flux-system/kyverno (not rendered: it builds from another source) applies the CRD, declare it in standup.yaml kustomizationCRDs",
+	}, {
+		name: "a remote resource the build left out",
+		kss: []ks{{name: "gateway", remote: []string{"gateway/kustomization.yaml: remote resource https://example.com/gateway-api/standard-install.yaml"},
+			objects: objects(obj("gateway.networking.k8s.io/v1", "HTTPRoute", "default/web"))}},
+		wantFix: "if gateway/kustomization.yaml: remote resource https://example.com/gateway-api/standard-install.yaml holds its CRD (Kustomization/flux-system/gateway's build left it out offline), declare it in standup.yaml kustomizationCRDs",
 	}, {
 		name:    "no release to suggest",
 		kss:     []ks{{name: "configs", objects: objects(issuer())}},

@@ -81,6 +81,9 @@ type verdict struct {
 	// unrendered is an ancestor Kustomization the checkout does not render,
 	// which may apply an unknown kind's CRD.
 	unrendered *tiers.ID
+	// remote is the Kustomization (ks or one Ready before it) whose build
+	// left out something remote, which may hold an unknown kind's CRD.
+	remote *remoteLeftOut
 	// code is the hazard every object of the kind has, if any.
 	code Code
 }
@@ -134,7 +137,28 @@ func (ix *index) classify(ks tiers.ID, gk GroupKind) verdict {
 		return verdict{origin: OriginUnordered, provider: &crds[0], code: CodeMissingEdge}
 	}
 	return verdict{origin: OriginUnknown, code: CodeUnknownKind, elsewhere: len(ix.crds[gk]) > 0,
-		likely: ix.likelyRelease(gk, cluster), unrendered: ix.unrenderedAncestor(ks)}
+		likely: ix.likelyRelease(gk, cluster), unrendered: ix.unrenderedAncestor(ks), remote: ix.remoteBuild(ks)}
+}
+
+// remoteBuild finds ks, or a Kustomization Ready before it, whose build left
+// out something remote offline: the CRD may be in it.
+func (ix *index) remoteBuild(ks tiers.ID) *remoteLeftOut {
+	if what := ix.res.Remote[ks]; len(what) > 0 {
+		return &remoteLeftOut{ks: ks, what: what[0]}
+	}
+	for _, id := range ix.order {
+		if what := ix.res.Remote[id]; len(what) > 0 && ix.graph.readyBefore(ks, id) {
+			return &remoteLeftOut{ks: id, what: what[0]}
+		}
+	}
+	return nil
+}
+
+// remoteLeftOut is what a Kustomization's offline build left out
+// ("file: remote resource URL").
+type remoteLeftOut struct {
+	ks   tiers.ID
+	what string
 }
 
 // fromKustomization classifies a kind declared applied by one of kss,

@@ -30,6 +30,8 @@ type ks struct {
 	// appliedBy names the Kustomization (same namespace) whose build holds
 	// this one.
 	appliedBy string
+	// remote is what its build left out offline (render.Result.Remote).
+	remote []string
 	// objects are what the Kustomization applies (see obj and crd).
 	objects []*unstructured.Unstructured
 }
@@ -84,6 +86,12 @@ func result(kss ...ks) *render.Result {
 		}
 		if !k.unrendered {
 			res.Rendered[id] = out
+		}
+		if len(k.remote) > 0 {
+			if res.Remote == nil {
+				res.Remote = map[tiers.ID][]string{}
+			}
+			res.Remote[id] = k.remote
 		}
 	}
 	return res

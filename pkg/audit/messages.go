@@ -32,17 +32,29 @@ func kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
 		if v.elsewhere {
 			h.Message = fmt.Sprintf("no origin found for %s in the cluster %s applies to: its CRD is applied only to another cluster (spec.kubeConfig), and %s does not declare it", gk, p.ks, configFile)
 		}
-		h.Fix = fmt.Sprintf("apply its CRD in an ancestor of %s, or declare it in %s (runtimeCRDs, chartCRDs or kustomizationCRDs)", p.ks, configFile)
-		if k := v.unrendered; k != nil && v.likely == nil {
-			h.Fix = fmt.Sprintf("if its ancestor %s (not rendered: it builds from another source) applies the CRD, declare it in %s kustomizationCRDs with that kustomization; else apply its CRD in an ancestor of %s",
-				k, configFile, p.ks)
-		}
-		if r := v.likely; r != nil {
-			h.Fix = fmt.Sprintf("if the chart of HelmRelease %s/%s (applied by %s) installs it, declare it in %s chartCRDs with that helmRelease; else apply its CRD in an ancestor of %s",
-				r.obj.Namespace, r.obj.Name, r.ks, configFile, p.ks)
-		}
+		h.Fix = unknownKindFix(v, p)
 	}
 	return h
+}
+
+// unknownKindFix names the likeliest origin of an unknown kind: something
+// remote a build left out offline, a chart named after the kind's group, an
+// ancestor the checkout does not render; else the general remedy.
+func unknownKindFix(v verdict, p placed) string {
+	otherwise := fmt.Sprintf("else apply its CRD in an ancestor of %s", p.ks)
+	switch {
+	case v.remote != nil:
+		return fmt.Sprintf("if %s holds its CRD (%s's build left it out offline), declare it in %s kustomizationCRDs with that kustomization; %s",
+			v.remote.what, v.remote.ks, configFile, otherwise)
+	case v.likely != nil:
+		r := v.likely
+		return fmt.Sprintf("if the chart of HelmRelease %s/%s (applied by %s) installs it, declare it in %s chartCRDs with that helmRelease; %s",
+			r.obj.Namespace, r.obj.Name, r.ks, configFile, otherwise)
+	case v.unrendered != nil:
+		return fmt.Sprintf("if its ancestor %s (not rendered: it builds from another source) applies the CRD, declare it in %s kustomizationCRDs with that kustomization; %s",
+			v.unrendered, configFile, otherwise)
+	}
+	return fmt.Sprintf("apply its CRD in an ancestor of %s, or declare it in %s (runtimeCRDs, chartCRDs or kustomizationCRDs)", p.ks, configFile)
 }
 
 // namespaceHazard reports a Flux object p rendered without a namespace.

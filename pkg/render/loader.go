@@ -50,6 +50,7 @@ type loader struct {
 	// Kustomizations left unrendered because they build from another source.
 	sources map[tiers.ID]bool
 	foreign map[tiers.ID]flux.Object
+	remote  map[tiers.ID][]string
 }
 
 func newLoader(b *builder, kinds map[string]bool) *loader {
@@ -64,6 +65,7 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 		warnings: map[string]bool{},
 		sources:  map[tiers.ID]bool{},
 		foreign:  map[tiers.ID]flux.Object{},
+		remote:   map[tiers.ID][]string{},
 	}
 }
 
@@ -264,6 +266,9 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 		return false, fmt.Errorf("%s: %w", id, err)
 	}
 	l.noteSkipped(out)
+	if len(out.remote) > 0 {
+		l.remote[id] = out.remote
+	}
 	if err := l.postBuild(id, ks, out.objects); err != nil {
 		return false, err
 	}

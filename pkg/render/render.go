@@ -72,6 +72,11 @@ type Result struct {
 	Rendered map[tiers.ID][]Manifest
 	// Root holds the objects of the build of Path itself.
 	Root []Manifest
+	// Remote lists, for each Kustomization whose build left something out
+	// because it would be fetched over the network, what it left out
+	// ("file: remote resource URL"). Its output may lack objects (CRDs
+	// among them) that Flux would apply.
+	Remote map[tiers.ID][]string
 	// Warnings are the notes of an incomplete offline view (unresolved
 	// variables, SOPS documents skipped, foreign sources), sorted.
 	Warnings []string

@@ -292,3 +292,30 @@ func TestFindRepoRoot(t *testing.T) {
 		})
 	}
 }
+
+// Result.Remote names, per Kustomization, what its build left out offline.
+func TestLoadRecordsWhatWasLeftOut(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"standup.yaml": "",
+		"clusters/c/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: gateway, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./gateway
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+`,
+		"gateway/kustomization.yaml": "resources:\n  - route.yaml\n  - https://example.com/gateway-api/standard-install.yaml\n",
+		"gateway/route.yaml":         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: r, namespace: default}\n",
+	})
+	res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters/c"), RepoRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"gateway/kustomization.yaml: remote resource https://example.com/gateway-api/standard-install.yaml"}
+	if got := res.Remote[ksID("flux-system", "gateway")]; !slices.Equal(got, want) {
+		t.Errorf("Remote = %q, want %q", got, want)
+	}
+}

@@ -18,6 +18,7 @@ func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
 		Definitions: map[tiers.ID]Manifest{},
 		Rendered:    l.rendered,
 		Root:        root,
+		Remote:      l.remote,
 	}
 	for id, e := range l.entries {
 		if !l.kinds[e.kind] {

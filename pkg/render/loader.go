@@ -51,6 +51,9 @@ type loader struct {
 	sources map[tiers.ID]bool
 	foreign map[tiers.ID]flux.Object
 	remote  map[tiers.ID][]string
+	// sopsNamespaces maps "file: Kind/name" of a skipped SOPS document to
+	// the namespaces it was rendered into.
+	sopsNamespaces map[string]map[string]bool
 }
 
 func newLoader(b *builder, kinds map[string]bool) *loader {
@@ -66,6 +69,8 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 		sources:  map[tiers.ID]bool{},
 		foreign:  map[tiers.ID]flux.Object{},
 		remote:   map[tiers.ID][]string{},
+
+		sopsNamespaces: map[string]map[string]bool{},
 	}
 }
 

@@ -319,3 +319,26 @@ spec:
 		t.Errorf("Remote = %q, want %q", got, want)
 	}
 }
+
+// A SOPS document rendered into several namespaces is noted once.
+func TestLoadNotesASOPSDocumentOnce(t *testing.T) {
+	root := t.TempDir()
+	ks := func(name string) string {
+		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: " + name + ", namespace: flux-system}\n" +
+			"spec: {interval: 10m, path: ./shared, prune: true, targetNamespace: " + name + ", sourceRef: {kind: GitRepository, name: flux-system}}\n"
+	}
+	writeFiles(t, root, map[string]string{
+		"standup.yaml":            "",
+		"clusters/c/a.yaml":       ks("team-a"),
+		"clusters/c/b.yaml":       ks("team-b"),
+		"shared/secret.sops.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\ndata: {token: \"ENC[AES256_GCM,data:x]\"}\nsops: {version: 3.8.1}\n",
+	})
+	res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters/c"), RepoRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"shared/secret.sops.yaml: Secret/creds (in 2 namespaces) is SOPS-encrypted; skipped (not decrypted offline)"}
+	if !slices.Equal(res.Warnings, want) {
+		t.Errorf("warnings %q, want %q", res.Warnings, want)
+	}
+}

@@ -12,6 +12,7 @@ import (
 // result assembles the Result, sorted.
 func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
 	l.warnForeign()
+	l.warnSOPS()
 	res := &Result{
 		RepoRoot:    l.b.root,
 		Path:        relPath,
@@ -84,6 +85,30 @@ func (l *loader) noteSkipped(out *buildResult) {
 	for _, m := range out.sops {
 		u := m.Object
 		l.sops[tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}] = true
-		l.warn(fmt.Sprintf("%s: %s is SOPS-encrypted; skipped (not decrypted offline)", orUnknown(m.File), describe(u)))
+		key := orUnknown(m.File) + ": " + u.GetKind() + "/" + u.GetName()
+		if l.sopsNamespaces[key] == nil {
+			l.sopsNamespaces[key] = map[string]bool{}
+		}
+		l.sopsNamespaces[key][u.GetNamespace()] = true
+	}
+}
+
+// warnSOPS notes each SOPS-encrypted document skipped once, however many
+// namespaces a component renders it into.
+func (l *loader) warnSOPS() {
+	for key, namespaces := range l.sopsNamespaces {
+		file, obj, _ := strings.Cut(key, ": ")
+		kind, name, _ := strings.Cut(obj, "/")
+		where := kind + "/" + name
+		if len(namespaces) == 1 {
+			for ns := range namespaces {
+				if ns != "" {
+					where = kind + "/" + ns + "/" + name
+				}
+			}
+		} else {
+			where += fmt.Sprintf(" (in %d namespaces)", len(namespaces))
+		}
+		l.warn(fmt.Sprintf("%s: %s is SOPS-encrypted; skipped (not decrypted offline)", file, where))
 	}
 }

@@ -321,7 +321,7 @@ func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 // reports it).
 func withoutRemote(data []byte) ([]byte, []string) {
 	var kus map[string]any
-	if err := sigsyaml.Unmarshal(data, &kus); err != nil {
+	if err := sigsyaml.Unmarshal(data, &kus); err != nil || kus == nil {
 		return data, nil
 	}
 	var remote []string

@@ -125,3 +125,14 @@ patches:
 		t.Errorf("remote %q, want %q", out.remote, want)
 	}
 }
+
+// A kustomization file of empty documents reaches kustomize unchanged, which
+// reports it, rather than panicking in the remote filter.
+func TestWithoutRemoteLeavesEmptyDocumentsAlone(t *testing.T) {
+	for _, in := range []string{"", "---\n---\n", "# only a comment\n"} {
+		out, remote := withoutRemote([]byte(in))
+		if string(out) != in || remote != nil {
+			t.Errorf("withoutRemote(%q) = %q, %q; want it unchanged", in, out, remote)
+		}
+	}
+}

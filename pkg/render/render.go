@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,8 +100,23 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newLoader(b, kinds).run(ctx, path)
+	res, err := newLoader(b, kinds).run(ctx, path)
+	if err != nil {
+		return nil, &relativeError{err: err, root: root + string(filepath.Separator)}
+	}
+	return res, nil
 }
+
+// relativeError words err with paths relative to the repository root, as
+// every other message names files; kustomize's own errors carry absolute
+// paths. errors.Is and errors.As see the error underneath.
+type relativeError struct {
+	err  error
+	root string
+}
+
+func (e *relativeError) Error() string { return strings.ReplaceAll(e.err.Error(), e.root, "") }
+func (e *relativeError) Unwrap() error { return e.err }
 
 // FindRepoRoot returns the nearest directory at or above dir that holds .git
 // (a directory or a file) or standup.yaml. It wraps ErrNoRepoRoot when there
@@ -161,6 +177,11 @@ func canonical(path string) (string, error) {
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
+		// The *PathError would repeat the path, absolute; name it as given.
+		var pathErr *iofs.PathError
+		if errors.As(err, &pathErr) {
+			err = pathErr.Err
+		}
 		return "", fmt.Errorf("path %s: %w", path, err)
 	}
 	return resolved, nil

@@ -156,6 +156,11 @@ func TestLoadErrors(t *testing.T) {
 		path:    "clusters/c",
 		wantErr: "Kustomization/flux-system/web: kustomization path not found: ./clusters/${CLUSTER_NAME}/web (defined in apps/ks.yaml): a variable in it is not defined; define it in the postBuild of Kustomization/flux-system/apps",
 	}, {
+		// kustomize's own message names the directory it could not build.
+		name:    "empty-kustomization",
+		path:    "clusters/c",
+		wantErr: "couldn't make target for path 'apps/base': kustomization.yaml is empty",
+	}, {
 		name:    "bad-spec",
 		path:    "clusters/c",
 		wantErr: "clusters/c/root.yaml: Kustomization/flux-system/bad: decode failed:",
@@ -175,6 +180,9 @@ func TestLoadErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("error %q does not contain %q", err, tt.wantErr)
+			}
+			if abs, _ := filepath.Abs(filepath.Join("testdata", tt.name)); strings.Contains(err.Error(), abs) {
+				t.Errorf("error %q names files by absolute path, want them relative to the repository root", err)
 			}
 			var malformed *MalformedError
 			if tt.wantFile != "" {

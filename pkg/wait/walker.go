@@ -37,6 +37,12 @@ type Options struct {
 	// after a dry-run failure before the deadlock counts as proven. It tells a
 	// deadlock from a race with an operator whose trigger is already applied.
 	ConfirmAfter time.Duration
+	// AskAgainAfter is how long a requested reconcile may go unacknowledged
+	// (lastHandledReconcileAt not our token) while the Kustomization's status
+	// stays the same, before standup asks once more. kustomize-controller can
+	// drop a reconcile whose final status write failed (an API server
+	// restart) and leave the object "in progress" until its next interval.
+	AskAgainAfter time.Duration
 	// AdditiveCELDependencyCheck mirrors kustomize-controller's feature gate
 	// of that name: a readyExpr is checked in addition to, not instead of,
 	// the built-in readiness check.
@@ -66,6 +72,11 @@ type nodeState struct {
 	timedOut  bool
 	deadlock  bool
 	reopened  bool      // Flux parked it at DependencyNotReady after it was Ready; asked again once
+	// quietSince is when the node's status last changed while a request
+	// was unacknowledged; changed marks an observed change not yet stepped.
+	quietSince time.Time
+	changed    bool
+	askedAgain bool // an unacknowledged request was repeated (AskAgainAfter)
 	wake      time.Time // when the node asked to be looked at again
 	// last* are what the last event said, so an unchanged state is not re-emitted.
 	lastPhase   Phase
@@ -120,6 +131,11 @@ type Walker struct {
 // creates its CRDs within a second or two), far shorter than Flux's retry.
 const DefaultConfirmAfter = 3 * time.Second
 
+// DefaultAskAgainAfter is Options.AskAgainAfter's default: Flux's own
+// dependency re-check interval. A reconcile that is merely slow (a long
+// health check) costs one extra, quick reconcile after it ends.
+const DefaultAskAgainAfter = 30 * time.Second
+
 // NewWalker starts a walk at now.
 func NewWalker(opts Options, now time.Time) *Walker {
 	if opts.RequeueAfter == 0 {
@@ -127,6 +143,9 @@ func NewWalker(opts Options, now time.Time) *Walker {
 	}
 	if opts.ConfirmAfter == 0 {
 		opts.ConfirmAfter = DefaultConfirmAfter
+	}
+	if opts.AskAgainAfter == 0 {
+		opts.AskAgainAfter = DefaultAskAgainAfter
 	}
 	return &Walker{
 		opts: opts, start: now,
@@ -145,14 +164,31 @@ func (w *Walker) ObserveKustomization(obj flux.Object) {
 	if !seen || !sameDeps(old.DependsOn, obj.DependsOn) {
 		w.dirty = true
 	}
-	if _, ok := w.nodes[obj.ID]; !ok {
+	if st, ok := w.nodes[obj.ID]; !ok {
 		w.nodes[obj.ID] = &nodeState{phase: PhasePending}
+	} else if seen && statusChanged(old, obj) {
+		st.changed = true
 	}
 	delete(w.unseen, obj.ID)
 	w.touch(obj.ID)
 	for _, d := range w.dependents[obj.ID] {
 		w.touch(d)
 	}
+}
+
+// statusChanged reports whether kustomize-controller wrote something new to
+// the status: a sign it is working on the object.
+func statusChanged(old, obj flux.Object) bool {
+	return !sameCondition(old.Ready, obj.Ready) || !sameCondition(old.Stalled, obj.Stalled) ||
+		old.ObservedGeneration != obj.ObservedGeneration || old.LastHandledReconcileAt != obj.LastHandledReconcileAt ||
+		old.LastAppliedRevision != obj.LastAppliedRevision
+}
+
+func sameCondition(a, b *flux.Condition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // ForgetKustomization records that a Kustomization was deleted.
@@ -315,6 +351,17 @@ func (w *Walker) inflight() int {
 func holdsSlot(p Phase) bool { return p == PhaseReconciling || p == PhaseRemediating }
 
 func (w *Walker) stepNode(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+	actions, wake := w.stepPhase(now, id, obj, st)
+	if st.phase == PhaseReconciling && !st.askedAgain && st.token != "" && !RequestHandled(obj, st.token) {
+		// Wake up to ask again even if nothing is observed meanwhile.
+		if at := st.quietSince.Add(w.opts.AskAgainAfter); at.After(now) {
+			wake = earliest(wake, at)
+		}
+	}
+	return actions, wake
+}
+
+func (w *Walker) stepPhase(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
 	switch st.phase {
 	case PhasePending:
 		return w.stepPending(now, id, obj, st)
@@ -414,6 +461,7 @@ func (w *Walker) request(now time.Time, id tiers.ID, st *nodeState, unsuspend bo
 		token += "-1"
 	}
 	st.token = token
+	st.quietSince, st.changed = now, false
 	return Action{Kind: ActionReconcile, Node: id, Token: token, Unsuspend: unsuspend}
 }
 
@@ -424,7 +472,7 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 		return nil, time.Time{}
 	}
 	if !RequestHandled(obj, st.token) {
-		return nil, st.deadline
+		return w.askAgain(now, id, obj, st)
 	}
 	if w.readySelf(obj) {
 		w.set(now, id, st, PhaseCRDs, "Ready", readyMessage(obj))
@@ -454,6 +502,26 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 	}
 	w.note(now, id, st, c.Reason, c.Message)
 	return nil, st.deadline
+}
+
+// askAgain repeats, once, a request kustomize-controller has not
+// acknowledged while the object's status stayed the same for AskAgainAfter:
+// a reconcile it dropped (its final status write failed during an API server
+// restart) would otherwise wait for the Kustomization's next interval.
+func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+	if st.changed {
+		st.quietSince, st.changed = now, false
+	}
+	if st.askedAgain {
+		return nil, st.deadline
+	}
+	at := st.quietSince.Add(w.opts.AskAgainAfter)
+	if now.Before(at) {
+		return nil, earliest(at, st.deadline)
+	}
+	st.askedAgain = true
+	w.note(now, id, st, "Unacknowledged", fmt.Sprintf("kustomize-controller has not acknowledged the request for %s; asking again", w.opts.AskAgainAfter))
+	return []Action{w.request(now, id, st, obj.Suspended)}, st.deadline
 }
 
 func readyMessage(obj flux.Object) string {

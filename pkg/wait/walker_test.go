@@ -435,3 +435,49 @@ func TestWalkerReopensANodeFluxParked(t *testing.T) {
 	none(t, act)
 	phase(t, w, "a", PhaseReady)
 }
+
+// A request kustomize-controller never acknowledges (it dropped the
+// reconcile when its final status write failed during an API server restart)
+// is asked again once, AskAgainAfter after the status last changed.
+func TestWalkerAsksAgainWhenARequestGoesUnacknowledged(t *testing.T) {
+	a := node("a", true)
+	w := newTestWalker(Options{AskAgainAfter: 30 * time.Second, Timeout: 10 * time.Minute}, a)
+	act, _, next := w.Step(t0)
+	kick := only(t, act, ActionReconcile, "a")
+	if !next.Equal(t0.Add(30 * time.Second)) {
+		t.Fatalf("next wake = %s, want the ask-again time", next)
+	}
+	// The controller starts (status changes), then goes quiet without
+	// acknowledging: the quiet period counts from the change.
+	inProgress := a
+	inProgress.Suspended = false
+	inProgress.Ready = &flux.Condition{Status: "Unknown", Reason: "Progressing", Message: "Reconciliation in progress"}
+	w.ObserveKustomization(inProgress)
+	act, _, _ = w.Step(t0.Add(20 * time.Second))
+	none(t, act)
+	act, _, _ = w.Step(t0.Add(45 * time.Second))
+	none(t, act)
+	act, _, _ = w.Step(t0.Add(51 * time.Second))
+	again := only(t, act, ActionReconcile, "a")
+	if again.Token == kick.Token || again.Unsuspend {
+		t.Fatalf("ask again = %+v, want a new token and no unsuspend", again)
+	}
+	// Once only.
+	act, _, _ = w.Step(t0.Add(5 * time.Minute))
+	none(t, act)
+	w.ObserveKustomization(readyAt(inProgress, again.Token))
+	w.Step(t0.Add(5*time.Minute + time.Second))
+	phase(t, w, "a", PhaseReady)
+}
+
+// A request acknowledged in time is never repeated.
+func TestWalkerDoesNotAskAgainWhenAcknowledged(t *testing.T) {
+	a := node("a", false)
+	w := newTestWalker(Options{AskAgainAfter: 30 * time.Second}, a)
+	act, _, _ := w.Step(t0)
+	kick := only(t, act, ActionReconcile, "a")
+	w.ObserveKustomization(handled(a, kick.Token, "False", "HealthCheckFailed", "timeout waiting for: [Deployment/x/y status: 'InProgress']"))
+	act, _, _ = w.Step(t0.Add(40 * time.Second))
+	none(t, act)
+	phase(t, w, "a", PhaseReconciling)
+}

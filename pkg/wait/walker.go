@@ -71,13 +71,13 @@ type nodeState struct {
 	retries   int // re-requests after DependencyNotReady, for backoff
 	timedOut  bool
 	deadlock  bool
-	reopened  bool      // Flux parked it at DependencyNotReady after it was Ready; asked again once
+	reopened  bool // Flux parked it at DependencyNotReady after it was Ready; asked again once
 	// quietSince is when the node's status last changed while a request
 	// was unacknowledged; changed marks an observed change not yet stepped.
 	quietSince time.Time
 	changed    bool
-	askedAgain bool // an unacknowledged request was repeated (AskAgainAfter)
-	wake      time.Time // when the node asked to be looked at again
+	askedAgain bool      // an unacknowledged request was repeated (AskAgainAfter)
+	wake       time.Time // when the node asked to be looked at again
 	// last* are what the last event said, so an unchanged state is not re-emitted.
 	lastPhase   Phase
 	lastReason  string

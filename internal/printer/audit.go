@@ -101,6 +101,10 @@ func writeHazard(b *strings.Builder, h audit.Hazard, st Styles) {
 func auditSummary(r *audit.Report, st Styles) string {
 	scope := fmt.Sprintf("%s in %s, %s (%s)", plural(r.Warnings(), "warning"),
 		plural(r.Kustomizations, "Kustomization"), plural(r.Objects, "object"), r.Path)
+	if r.Unrendered > 0 {
+		// A clean verdict must not read as covering what was not audited.
+		scope += fmt.Sprintf("; %d not audited: they build from another source", r.Unrendered)
+	}
 	switch {
 	case r.Errors() > 0:
 		return fmt.Sprintf("%s %s, %s\n", st.Fail.Render("✗"), plural(r.Errors(), "error"), scope)

@@ -25,6 +25,7 @@ type auditDocument struct {
 type auditCounts struct {
 	Kustomizations int `json:"kustomizations"`
 	Objects        int `json:"objects"`
+	Unrendered     int `json:"unrendered"`
 	Errors         int `json:"errors"`
 	Warnings       int `json:"warnings"`
 }
@@ -33,7 +34,7 @@ func writeAuditJSON(w io.Writer, r *audit.Report) error {
 	doc := auditDocument{
 		SchemaVersion: AuditSchemaVersion,
 		Path:          r.Path,
-		Summary:       auditCounts{Kustomizations: r.Kustomizations, Objects: r.Objects, Errors: r.Errors(), Warnings: r.Warnings()},
+		Summary:       auditCounts{Kustomizations: r.Kustomizations, Objects: r.Objects, Unrendered: r.Unrendered, Errors: r.Errors(), Warnings: r.Warnings()},
 		Hazards:       nonNil(r.Hazards),
 		Kinds:         nonNil(r.Kinds),
 		Notes:         nonNil(r.Notes),

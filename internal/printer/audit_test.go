@@ -66,11 +66,11 @@ Warnings (1)
 func TestAuditTextClean(t *testing.T) {
 	for _, color := range []bool{false, true} {
 		var b strings.Builder
-		r := &audit.Report{Path: "clusters/dev", Kustomizations: 2, Objects: 1}
+		r := &audit.Report{Path: "clusters/dev", Kustomizations: 2, Objects: 1, Unrendered: 13}
 		if err := PrintAudit(&b, FormatText, r, AuditOptions{Options: Options{Color: color}}); err != nil {
 			t.Fatal(err)
 		}
-		if got := b.String(); strings.Contains(got, "\x1b[") != color || !strings.Contains(got, "0 errors, 0 warnings in 2 Kustomizations, 1 object (clusters/dev)") {
+		if got := b.String(); strings.Contains(got, "\x1b[") != color || !strings.Contains(got, "0 errors, 0 warnings in 2 Kustomizations, 1 object (clusters/dev); 13 not audited: they build from another source") {
 			t.Errorf("color %v: got %q", color, got)
 		}
 	}

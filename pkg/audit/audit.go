@@ -22,6 +22,9 @@ type Report struct {
 	Kustomizations int `json:"kustomizations"`
 	// Objects counts the objects they apply.
 	Objects int `json:"objects"`
+	// Unrendered counts the Kustomizations of the graph that build from
+	// another source: not rendered offline, so not audited.
+	Unrendered int `json:"unrendered"`
 	// Kinds lists every kind each Kustomization applies and its origin,
 	// sorted by Kustomization, group and kind.
 	Kinds []KindUse `json:"kinds"`
@@ -62,6 +65,11 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Path: res.Path, Kustomizations: len(ix.order), Kinds: []KindUse{}, Notes: slices.Clone(res.Warnings)}
+	for _, o := range res.Objects {
+		if _, rendered := res.Rendered[o.ID]; o.ID.Kind == render.KindKustomization && !rendered {
+			r.Unrendered++
+		}
+	}
 	if r.Notes == nil {
 		r.Notes = []string{}
 	}

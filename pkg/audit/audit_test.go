@@ -224,6 +224,11 @@ func TestAudit(t *testing.T) {
 			Kinds: []GroupKind{{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}}}}},
 		origins: map[string]Origin{"gateway HTTPRoute": OriginKustomization},
 	}, {
+		name: "kustomizationCRDs naming a Kustomization the repository does not define",
+		kss:  []ks{{name: "policies", objects: objects(policy())}},
+		cfg:  kyvernoConfig,
+		want: []string{"MISSING_EDGE error policies ClusterPolicy/require-labels"},
+	}, {
 		name: "literal token without postBuild",
 		kss: []ks{{name: "apps", objects: objects(
 			cmap(map[string]any{"url": "https://${CLUSTER_DOMAIN}/${PATH:=x}", "${KEY}": "v"}),
@@ -445,5 +450,21 @@ func TestSamePassFixKnowsTheGuard(t *testing.T) {
 				t.Fatalf("hazards %+v\nwant one with fix %q", r.Hazards, tt.wantFix)
 			}
 		})
+	}
+}
+
+// A kustomizationCRDs entry naming a Kustomization the repository does not
+// define says so, rather than suggest a dependsOn that would dangle.
+func TestKustomizationCRDsNamingAnAbsentKustomization(t *testing.T) {
+	r, err := Audit(result(ks{name: "policies", objects: objects(policy())}), kyvernoConfig, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Hazards) != 1 {
+		t.Fatalf("hazards %+v, want one", r.Hazards)
+	}
+	h := r.Hazards[0]
+	if !strings.Contains(h.Message, "applied by Kustomization/flux-system/kyverno, which the repository does not define") || strings.Contains(h.Fix, "dependsOn") {
+		t.Errorf("message %q / fix %q: want the absent Kustomization named and no dependsOn suggested", h.Message, h.Fix)
 	}
 }

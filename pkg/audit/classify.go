@@ -69,6 +69,9 @@ type verdict struct {
 	trigger *GroupKind
 	// release is the HelmRelease whose chart installs the CRD (chart kinds).
 	release *NamespacedName
+	// absent is the Kustomization kustomizationCRDs names for the kind when
+	// none it names is in the graph.
+	absent *tiers.ID
 	// guarded is set when the provider's Kustomization already waits for
 	// it (wait: true or a health check), so a fix need not ask for that.
 	guarded bool
@@ -167,7 +170,12 @@ type remoteLeftOut struct {
 func (ix *index) fromKustomization(ks tiers.ID, kss []tiers.ID, cluster string) verdict {
 	v := verdict{origin: OriginKustomization}
 	var other *placed
+	defined := false
 	for _, id := range kss {
+		if _, ok := ix.objs[id]; !ok {
+			continue
+		}
+		defined = true
 		if ix.cluster[id] != cluster {
 			continue
 		}
@@ -181,7 +189,10 @@ func (ix *index) fromKustomization(ks tiers.ID, kss []tiers.ID, cluster string) 
 		}
 	}
 	v.provider, v.code = other, CodeMissingEdge
-	v.elsewhere = other == nil
+	v.elsewhere = other == nil && defined
+	if !defined {
+		v.absent = &kss[0]
+	}
 	return v
 }
 

@@ -88,6 +88,9 @@ func samePassText(v verdict, gk GroupKind, p placed) (string, string) {
 func missingEdgeText(v verdict, gk GroupKind, p placed) (string, string) {
 	src := v.provider
 	switch {
+	case v.absent != nil:
+		return fmt.Sprintf("%s kustomizationCRDs declares %s's CRD applied by %s, which the repository does not define", configFile, gk, v.absent),
+			fmt.Sprintf("name in kustomizationCRDs the Kustomization that applies the CRD (one of the graph), or add %s to the repository", v.absent)
 	case v.origin == OriginKustomization && src == nil:
 		return fmt.Sprintf("%s's CRD is applied by a Kustomization %s declares in kustomizationCRDs, but none of them applies to the cluster %s applies to (spec.kubeConfig)", gk, configFile, p.ks),
 			fmt.Sprintf("declare in kustomizationCRDs the Kustomization that applies the CRD to this cluster, and add it to the dependsOn of %s", p.ks)

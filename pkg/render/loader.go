@@ -254,6 +254,16 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	if err != nil {
 		return false, err
 	}
+	if ks.Spec.SourceRef.Kind == "" || ks.Spec.SourceRef.Name == "" {
+		by := "the Kustomization that applies it"
+		if e.appliedBy != nil {
+			by = e.appliedBy.String()
+		}
+		l.warn(fmt.Sprintf("%s (%s): spec.sourceRef is missing; the API server rejects the object (the field is required), so the apply of %s fails; not rendered",
+			id, orUnknown(e.manifest.File), by))
+		e.done = true
+		return true, nil
+	}
 	if obj := flux.FromKustomization(ks); !l.local[obj.SourceRef] {
 		l.foreign[id] = obj
 		e.done = true

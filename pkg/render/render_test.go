@@ -350,3 +350,20 @@ func TestLoadNotesASOPSDocumentOnce(t *testing.T) {
 		t.Errorf("warnings %q, want %q", res.Warnings, want)
 	}
 }
+
+// A Kustomization without spec.sourceRef is named, with why it matters.
+func TestLoadNamesAKustomizationWithoutSourceRef(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"standup.yaml":       "",
+		"clusters/c/ks.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: issuer, namespace: flux-system}\nspec: {interval: 10m, path: ./issuer, prune: true}\n",
+	})
+	res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters/c"), RepoRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Kustomization/flux-system/issuer (clusters/c/ks.yaml): spec.sourceRef is missing; the API server rejects the object (the field is required), so the apply of the Kustomization that applies it fails; not rendered"}
+	if !slices.Equal(res.Warnings, want) {
+		t.Errorf("warnings %q\nwant %q", res.Warnings, want)
+	}
+}

@@ -367,3 +367,34 @@ func TestLoadNamesAKustomizationWithoutSourceRef(t *testing.T) {
 		t.Errorf("warnings %q\nwant %q", res.Warnings, want)
 	}
 }
+
+// A variable that may come from a SOPS-encrypted Secret has an unknown value
+// offline, not the empty string Flux gives an undefined one.
+func TestLoadVariableFromASOPSSecretIsUnknownNotEmpty(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"standup.yaml": "",
+		"clusters/c/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+  postBuild:
+    substituteFrom:
+      - {kind: Secret, name: cluster-secrets, optional: true}
+`,
+		"clusters/c/secret.sops.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: cluster-secrets, namespace: flux-system}\nstringData: {SECRET_DOMAIN: \"ENC[AES256_GCM,data:x]\"}\nsops: {version: 3.8.1}\n",
+		"apps/cm.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {host: \"web.${SECRET_DOMAIN}\"}\n",
+	})
+	res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters/c"), RepoRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Kustomization/flux-system/apps: variable ${SECRET_DOMAIN} has no value offline (it may come from Secret/flux-system/cluster-secrets); shown as ${SECRET_DOMAIN} here"
+	if !slices.Contains(res.Warnings, want) {
+		t.Errorf("warnings %q\nwant one %q", res.Warnings, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -197,6 +198,14 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		return nil
 	}
 	vars, missing := postBuildVars(ks, l.vars)
+	// Where a variable may come from a Secret or ConfigMap the offline view
+	// cannot read, its value is unknown, not empty.
+	var unknownFrom []string
+	for _, ref := range ks.Spec.PostBuild.SubstituteFrom {
+		if id := (tiers.ID{Kind: ref.Kind, Namespace: ks.Namespace, Name: ref.Name}); l.sops[id] || slices.Contains(missing, id) {
+			unknownFrom = append(unknownFrom, id.String())
+		}
+	}
 	for _, ref := range missing {
 		if l.sops[ref] {
 			l.warn(fmt.Sprintf("%s: substituteFrom %s is SOPS-encrypted; its variables are not available offline", id, ref))
@@ -205,7 +214,9 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		l.warn(fmt.Sprintf("%s: substituteFrom %s not found in the repository", id, ref))
 	}
 	always := ks.GetSubstituteStrategy() == kustomizev1.SubstituteStrategyAlways
-	if len(vars) == 0 && !always {
+	// Flux substitutes when it has variables; a Secret or ConfigMap the
+	// offline view cannot read would give it some.
+	if len(vars) == 0 && !always && len(unknownFrom) == 0 {
 		return nil
 	}
 	for i := range out {
@@ -219,6 +230,10 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		}
 		m.Object.Object = obj
 		for _, name := range unresolved {
+			if len(unknownFrom) > 0 {
+				l.warn(fmt.Sprintf("%s: variable ${%s} has no value offline (it may come from %s); shown as ${%s} here", id, name, strings.Join(unknownFrom, ", "), name))
+				continue
+			}
 			l.warn(fmt.Sprintf("%s: variable ${%s} is not defined: Flux would substitute an empty string; shown as ${%s} here", id, name, name))
 		}
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
@@ -46,9 +47,36 @@ func idOf(kind string, u *unstructured.Unstructured) tiers.ID {
 func toKustomization(u *unstructured.Unstructured) (*kustomizev1.Kustomization, error) {
 	var ks kustomizev1.Kustomization
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &ks); err != nil {
+		if field := nonStringMetadata(u); field != "" {
+			return nil, fmt.Errorf("decode failed: %s: label and annotation values must be strings (the API server rejects the object): quote it", field)
+		}
 		return nil, fmt.Errorf("decode failed: %w", err)
 	}
 	return &ks, nil
+}
+
+// nonStringMetadata names the first label or annotation whose YAML value is
+// not a string (an unquoted true, 1 or null), the usual cause of a decode
+// failure the converter words only as "unrecognized type".
+func nonStringMetadata(u *unstructured.Unstructured) string {
+	for _, field := range []string{"labels", "annotations"} {
+		m, _, _ := unstructured.NestedFieldNoCopy(u.Object, "metadata", field)
+		values, ok := m.(map[string]any)
+		if !ok {
+			continue
+		}
+		keys := make([]string, 0, len(values))
+		for k := range values {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if _, isString := values[k].(string); !isString {
+				return fmt.Sprintf("metadata.%s[%q] is %v (%T)", field, k, values[k], values[k])
+			}
+		}
+	}
+	return ""
 }
 
 // toObject converts a discovered Flux object into the node standup reasons

@@ -161,6 +161,10 @@ func TestLoadErrors(t *testing.T) {
 		path:    "clusters/c",
 		wantErr: "couldn't make target for path 'apps/base': kustomization.yaml is empty",
 	}, {
+		name:    "bool-label",
+		path:    "clusters/c",
+		wantErr: `clusters/c/root.yaml: Kustomization/flux-system/apps: decode failed: metadata.labels["substitution.flux/enabled"] is true (bool): label and annotation values must be strings`,
+	}, {
 		name:    "bad-spec",
 		path:    "clusters/c",
 		wantErr: "clusters/c/root.yaml: Kustomization/flux-system/bad: decode failed:",

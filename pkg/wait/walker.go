@@ -515,9 +515,8 @@ func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 	if st.askedAgain {
 		return nil, st.deadline
 	}
-	at := st.quietSince.Add(w.opts.AskAgainAfter)
-	if now.Before(at) {
-		return nil, earliest(at, st.deadline)
+	if now.Before(st.quietSince.Add(w.opts.AskAgainAfter)) {
+		return nil, st.deadline // stepNode wakes the node in time
 	}
 	st.askedAgain = true
 	w.note(now, id, st, "Unacknowledged", fmt.Sprintf("kustomize-controller has not acknowledged the request for %s; asking again", w.opts.AskAgainAfter))

@@ -200,34 +200,39 @@ func sourceRank(s CRDSource) int {
 // their first finding.
 func declarations(findings []CRDFinding) ([]RuntimeCRD, []ChartCRD, []KustomizationCRD) {
 	var runtime []RuntimeCRD
+	triggers, byTrigger := groupKinds(findings, SourceRuntime, func(f CRDFinding) GroupKind { return *f.Trigger })
+	for _, t := range triggers {
+		runtime = append(runtime, RuntimeCRD{Trigger: t, Kinds: byTrigger[t]})
+	}
 	var charts []ChartCRD
+	releases, byRelease := groupKinds(findings, SourceChart, func(f CRDFinding) NamespacedName { return *f.HelmRelease })
+	for _, hr := range releases {
+		charts = append(charts, ChartCRD{HelmRelease: hr, Kinds: byRelease[hr]})
+	}
 	var kss []KustomizationCRD
-	for _, f := range findings {
-		switch f.Source {
-		case SourceRuntime:
-			i := slices.IndexFunc(runtime, func(r RuntimeCRD) bool { return r.Trigger == *f.Trigger })
-			if i < 0 {
-				runtime = append(runtime, RuntimeCRD{Trigger: *f.Trigger})
-				i = len(runtime) - 1
-			}
-			runtime[i].Kinds = append(runtime[i].Kinds, f.Defines)
-		case SourceChart:
-			i := slices.IndexFunc(charts, func(c ChartCRD) bool { return c.HelmRelease == *f.HelmRelease })
-			if i < 0 {
-				charts = append(charts, ChartCRD{HelmRelease: *f.HelmRelease})
-				i = len(charts) - 1
-			}
-			charts[i].Kinds = append(charts[i].Kinds, f.Defines)
-		case SourceKustomization:
-			i := slices.IndexFunc(kss, func(k KustomizationCRD) bool { return k.Kustomization == *f.Kustomization })
-			if i < 0 {
-				kss = append(kss, KustomizationCRD{Kustomization: *f.Kustomization})
-				i = len(kss) - 1
-			}
-			kss[i].Kinds = append(kss[i].Kinds, f.Defines)
-		}
+	appliers, byApplier := groupKinds(findings, SourceKustomization, func(f CRDFinding) NamespacedName { return *f.Kustomization })
+	for _, ks := range appliers {
+		kss = append(kss, KustomizationCRD{Kustomization: ks, Kinds: byApplier[ks]})
 	}
 	return runtime, charts, kss
+}
+
+// groupKinds groups the kinds of the findings from source by key, and
+// returns the keys in the order of their first finding.
+func groupKinds[K comparable](findings []CRDFinding, source CRDSource, key func(CRDFinding) K) ([]K, map[K][]GroupKind) {
+	var keys []K
+	kinds := map[K][]GroupKind{}
+	for _, f := range findings {
+		if f.Source != source {
+			continue
+		}
+		k := key(f)
+		if _, seen := kinds[k]; !seen {
+			keys = append(keys, k)
+		}
+		kinds[k] = append(kinds[k], f.Defines)
+	}
+	return keys, kinds
 }
 
 // appliedByKustomization finds the live Kustomization that applied c: its

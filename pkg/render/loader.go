@@ -199,12 +199,16 @@ func (l *loader) warnForeign() {
 		}
 		msg := fmt.Sprintf("%s: builds from %s, which the checkout does not define; not rendered", id, src)
 		if ks, err := l.kustomization(id); err == nil && ks.Spec.SourceRef.Namespace == "" {
+			var namespaces []string
 			for other := range l.sources {
 				if other.Kind == src.Kind && other.Name == src.Name && other.Namespace != src.Namespace && l.local[other] {
-					msg += fmt.Sprintf(" (its sourceRef has no namespace, so Flux looks in %s; the checkout's %s is in %s: set sourceRef.namespace: %s)",
-						src.Namespace, src.Name, other.Namespace, other.Namespace)
-					break
+					namespaces = append(namespaces, other.Namespace)
 				}
+			}
+			if len(namespaces) > 0 {
+				ns := slices.Min(namespaces) // the same message on every run
+				msg += fmt.Sprintf(" (its sourceRef has no namespace, so Flux looks in %s; the checkout's %s is in %s: set sourceRef.namespace: %s)",
+					src.Namespace, src.Name, ns, ns)
 			}
 		}
 		l.warn(msg)

@@ -322,10 +322,7 @@ spec:
 		"gateway/kustomization.yaml": "resources:\n  - route.yaml\n  - https://example.com/gateway-api/standard-install.yaml\n",
 		"gateway/route.yaml":         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: r, namespace: default}\n",
 	})
-	res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters/c"), RepoRoot: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := loadTree(t, root, "clusters/c")
 	want := []string{"gateway/kustomization.yaml: remote resource https://example.com/gateway-api/standard-install.yaml"}
 	if got := res.Remote[ksID("flux-system", "gateway")]; !slices.Equal(got, want) {
 		t.Errorf("Remote = %q, want %q", got, want)
@@ -345,10 +342,7 @@ func TestLoadNotesASOPSDocumentOnce(t *testing.T) {
 		"clusters/c/b.yaml":       ks("team-b"),
 		"shared/secret.sops.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\ndata: {token: \"ENC[AES256_GCM,data:x]\"}\nsops: {version: 3.8.1}\n",
 	})
-	res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters/c"), RepoRoot: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := loadTree(t, root, "clusters/c")
 	want := []string{"shared/secret.sops.yaml: Secret/creds (in 2 namespaces) is SOPS-encrypted; skipped (not decrypted offline)"}
 	if !slices.Equal(res.Warnings, want) {
 		t.Errorf("warnings %q, want %q", res.Warnings, want)
@@ -362,10 +356,7 @@ func TestLoadNamesAKustomizationWithoutSourceRef(t *testing.T) {
 		"standup.yaml":       "",
 		"clusters/c/ks.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: issuer, namespace: flux-system}\nspec: {interval: 10m, path: ./issuer, prune: true}\n",
 	})
-	res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters/c"), RepoRoot: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := loadTree(t, root, "clusters/c")
 	want := []string{"Kustomization/flux-system/issuer (clusters/c/ks.yaml): spec.sourceRef is missing; the API server rejects the object (the field is required), so the apply of the Kustomization that applies it fails; not rendered"}
 	if !slices.Equal(res.Warnings, want) {
 		t.Errorf("warnings %q\nwant %q", res.Warnings, want)
@@ -393,12 +384,19 @@ spec:
 		"clusters/c/secret.sops.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: cluster-secrets, namespace: flux-system}\nstringData: {SECRET_DOMAIN: \"ENC[AES256_GCM,data:x]\"}\nsops: {version: 3.8.1}\n",
 		"apps/cm.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {host: \"web.${SECRET_DOMAIN}\"}\n",
 	})
-	res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters/c"), RepoRoot: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := loadTree(t, root, "clusters/c")
 	want := "Kustomization/flux-system/apps: variable ${SECRET_DOMAIN} has no value offline (it may come from Secret/flux-system/cluster-secrets); shown as ${SECRET_DOMAIN} here"
 	if !slices.Contains(res.Warnings, want) {
 		t.Errorf("warnings %q\nwant one %q", res.Warnings, want)
 	}
+}
+
+// loadTree loads path of the repository at root, which the test wrote.
+func loadTree(t *testing.T, root, path string) *Result {
+	t.Helper()
+	res, err := Load(context.Background(), Options{Path: filepath.Join(root, path), RepoRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -6,10 +6,14 @@
 # A failing input is written to testdata/fuzz/<Target>/ by go test itself.
 #   FUZZTIME=10m bash scripts/fuzz.sh      # longer runs
 #   FUZZPARALLEL=1 bash scripts/fuzz.sh    # fewer workers on a busy machine
+#   FUZZTIME=1000000x bash scripts/fuzz.sh # a count of executions, not a time
+# Each new interesting input is minimised for at most FUZZMINIMIZETIME
+# (default 3s; go test's own default of 60s stalls the run for minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 fuzztime=${FUZZTIME:-60s}
+minimize=${FUZZMINIMIZETIME:-3s}
 parallel=()
 if [[ -n "${FUZZPARALLEL:-}" ]]; then
 	parallel=(-parallel "$FUZZPARALLEL")
@@ -21,6 +25,10 @@ targets=(
 	"./pkg/flux FuzzParseInventoryID"
 	"./pkg/render FuzzReadManifests"
 	"./pkg/crds FuzzLoadBundle"
+	"./pkg/tiers FuzzBuild"
+	"./internal/input FuzzCheckYAML"
+	"./pkg/render FuzzRenderPrescan"
+	"./pkg/render FuzzResourceJSON"
 )
 
 log=$(mktemp)
@@ -31,7 +39,7 @@ for t in "${targets[@]}"; do
 	read -r pkg name <<<"$t"
 	echo "fuzz: $name ($pkg) for $fuzztime" >&2
 	result=ok
-	if ! go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "${parallel[@]}" 2>&1 | tee "$log" >&2; then
+	if ! go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" "${parallel[@]}" 2>&1 | tee "$log" >&2; then
 		result=FAIL
 		status=1
 	fi

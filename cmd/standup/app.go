@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/kubestandup/standup/pkg/kube"
 	"github.com/urfave/cli/v2"
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -32,19 +33,22 @@ type globalOptions struct {
 	Quiet      bool
 	NoColor    bool
 	Timeout    time.Duration
-	Verbose    bool
+	// RequestTimeout bounds one API request other than a watch.
+	RequestTimeout time.Duration
+	Verbose        bool
 }
 
 func globals(c *cli.Context) globalOptions {
 	return globalOptions{
-		Kubeconfig: setAt(c, "kubeconfig").String("kubeconfig"),
-		Context:    setAt(c, "context").String("context"),
-		Namespace:  setAt(c, "namespace").String("namespace"),
-		Output:     setAt(c, "output").String("output"),
-		Quiet:      setAt(c, "quiet").Bool("quiet"),
-		NoColor:    setAt(c, "no-color").Bool("no-color") || os.Getenv("NO_COLOR") != "",
-		Timeout:    setAt(c, "timeout").Duration("timeout"),
-		Verbose:    setAt(c, "verbose").Bool("verbose"),
+		Kubeconfig:     setAt(c, "kubeconfig").String("kubeconfig"),
+		Context:        setAt(c, "context").String("context"),
+		Namespace:      setAt(c, "namespace").String("namespace"),
+		Output:         setAt(c, "output").String("output"),
+		Quiet:          setAt(c, "quiet").Bool("quiet"),
+		NoColor:        setAt(c, "no-color").Bool("no-color") || os.Getenv("NO_COLOR") != "",
+		Timeout:        setAt(c, "timeout").Duration("timeout"),
+		RequestTimeout: setAt(c, "request-timeout").Duration("request-timeout"),
+		Verbose:        setAt(c, "verbose").Bool("verbose"),
 	}
 }
 
@@ -73,7 +77,8 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format (per command; see its help)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		&cli.BoolFlag{Name: "no-color", Usage: "no colour (also NO_COLOR)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "give up after this long (0: per-object spec.timeout)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "give up on the whole command after this long; exit 124 (0: no limit)"},
+		&cli.DurationFlag{Name: "request-timeout", Usage: "give up on one API request (not a watch) after this long", Value: kube.DefaultRequestTimeout},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log client and controller-runtime details, count API requests"},
 	}
 }
@@ -81,6 +86,26 @@ func globalFlags() []cli.Flag {
 // Run is standup's whole program, minus the process exit. args includes the
 // program name, as os.Args does.
 func Run(ctx context.Context, args []string, streams Streams) error {
+	app := newApp(streams)
+	notFound := false
+	app.CommandNotFound = func(c *cli.Context, name string) {
+		fmt.Fprintf(streams.Err, "standup: unknown command %q (see standup --help)\n", name)
+		notFound = true
+	}
+	err := app.RunContext(ctx, interspersed(app, args))
+	if notFound && err == nil {
+		return &exitError{code: ExitUsage, err: errors.New("unknown command"), silent: true}
+	}
+	var ee cli.ExitCoder
+	if errors.As(err, &ee) && !isOurs(err) {
+		return usageErrorf("%s", strings.TrimSpace(err.Error()))
+	}
+	return err
+}
+
+// newApp builds the command tree: every command shares the global flags and
+// is guarded (positional words checked, --timeout applied).
+func newApp(streams Streams) *cli.App {
 	app := &cli.App{
 		Name:                 "standup",
 		Usage:                "bring a Flux cluster up in dependency order, and repair cold-start deadlocks",
@@ -110,21 +135,9 @@ func Run(ctx context.Context, args []string, streams Streams) error {
 	}
 	for _, cmd := range app.Commands {
 		shareGlobalFlags(cmd, app.OnUsageError)
+		guard(cmd)
 	}
-	notFound := false
-	app.CommandNotFound = func(c *cli.Context, name string) {
-		fmt.Fprintf(streams.Err, "standup: unknown command %q (see standup --help)\n", name)
-		notFound = true
-	}
-	err := app.RunContext(ctx, args)
-	if notFound && err == nil {
-		return &exitError{code: ExitUsage, err: errors.New("unknown command"), silent: true}
-	}
-	var ee cli.ExitCoder
-	if errors.As(err, &ee) && !isOurs(err) {
-		return usageErrorf("%s", strings.TrimSpace(err.Error()))
-	}
-	return err
+	return app
 }
 
 func isOurs(err error) bool {

@@ -55,7 +55,7 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 	if !contains(printer.AuditFormats(), format) {
 		return usageErrorf("audit: unknown output format %q (want one of: %s)", format, strings.Join(printer.AuditFormats(), ", "))
 	}
-	res, cfg, err := loadCheckout(ctx, "audit", opts)
+	res, cfg, err := renderCheckout(ctx, "audit", opts)
 	if err != nil {
 		return err
 	}
@@ -72,6 +72,10 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 	if err := printer.PrintAudit(streams.Out, format, report, popts); err != nil {
 		return err
 	}
+	if failed := buildFailures(res.Failed); failed != nil {
+		// The report covers what could be rendered; what could not fails the run.
+		return withCode(ExitFailure, failed)
+	}
 	if n := report.Errors(); n > 0 {
 		// The text summary says it already; json and sarif readers get a line on stderr.
 		return &exitError{code: ExitFailure, err: fmt.Errorf("audit: %s", errorCount(n)), silent: format == printer.FormatText}
@@ -80,7 +84,22 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 }
 
 // loadCheckout renders the checkout at opts.Path and reads its standup.yaml.
+// A Kustomization left unrendered (a file over a limit of bounded input)
+// fails it: what is derived from the render would be wrong, not just short.
 func loadCheckout(ctx context.Context, command string, opts auditOptions) (*render.Result, *audit.Config, error) {
+	res, cfg, err := renderCheckout(ctx, command, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if failed := buildFailures(res.Failed); failed != nil {
+		return nil, nil, withCode(ExitFailure, failed)
+	}
+	return res, cfg, nil
+}
+
+// renderCheckout renders the checkout at opts.Path and reads its
+// standup.yaml; the caller reports res.Failed.
+func renderCheckout(ctx context.Context, command string, opts auditOptions) (*render.Result, *audit.Config, error) {
 	if opts.Path == "" {
 		return nil, nil, usageErrorf("%s: --path is required: the directory of a git checkout holding the cluster's Flux objects, e.g. clusters/prod", command)
 	}

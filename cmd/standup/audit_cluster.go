@@ -27,7 +27,7 @@ func runAuditFromCluster(ctx context.Context, g globalOptions, opts auditOptions
 	if err != nil {
 		return err
 	}
-	cl, err := connect(g)
+	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
 	}

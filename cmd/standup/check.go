@@ -56,12 +56,7 @@ func runCheck(ctx context.Context, g globalOptions, opts checkOptions, streams S
 	if g.Output != "" && g.Output != "text" && g.Output != "json" {
 		return usageErrorf("check: unknown output format %q (want text or json)", g.Output)
 	}
-	if g.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, g.Timeout)
-		defer cancel()
-	}
-	cl, err := connect(g)
+	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
 	}

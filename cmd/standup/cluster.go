@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 
@@ -20,10 +21,19 @@ type cluster struct {
 }
 
 // connect builds the clients the global flags select. Nothing is sent to
-// the API server yet.
-func connect(g globalOptions) (*cluster, error) {
+// the API server yet. Every request they make ends with ctx (Ctrl-C,
+// --timeout), discovery's included, and each but a watch has its own
+// --request-timeout.
+func connect(ctx context.Context, g globalOptions) (*cluster, error) {
 	counter := &kube.RequestCounter{}
-	cfg, err := kube.RESTConfig(kube.Options{Kubeconfig: g.Kubeconfig, Context: g.Context, Counter: counter, Warnings: g.Verbose})
+	requestTimeout := g.RequestTimeout
+	if requestTimeout == 0 {
+		requestTimeout = -1 // --request-timeout 0: none, as kubectl means it
+	}
+	cfg, err := kube.RESTConfig(kube.Options{
+		Kubeconfig: g.Kubeconfig, Context: g.Context, Counter: counter, Warnings: g.Verbose,
+		Lifetime: ctx, RequestTimeout: requestTimeout,
+	})
 	if err != nil {
 		return nil, err
 	}

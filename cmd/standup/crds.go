@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -13,31 +14,30 @@ import (
 
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
-	"github.com/kubestandup/standup/pkg/kube"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
 // crdsOptions are the flags of `standup crds`.
 type crdsOptions struct {
-	Bundle         string
-	DryRun         bool
-	All            bool
-	ForceConflicts bool
+	Bundle      string
+	DryRun      bool
+	All         bool
+	NodeTimeout time.Duration
 }
 
 func crdsCommand(streams Streams) *cli.Command {
 	return &cli.Command{
 		Name:  "crds",
-		Usage: "find Kustomizations deadlocked on CRDs created at runtime, prove it, and pre-apply only the missing CRDs",
+		Usage: "find Kustomizations deadlocked on CRDs created at runtime, prove it, and create only the missing CRDs",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "crds", Usage: "CRD bundle directory (default: bootstrap/crds)"},
-			&cli.BoolFlag{Name: "dry-run", Usage: "print the diagnosis and what would be applied; change nothing"},
-			&cli.BoolFlag{Name: "all", Usage: "legacy fallback: apply every bundle CRD absent from the cluster (never overwrites one that exists)"},
-			&cli.BoolFlag{Name: "force-conflicts", Usage: "let the apply take fields another manager owns"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the diagnosis and what would be created; change nothing"},
+			&cli.BoolFlag{Name: "all", Usage: "legacy fallback: create every bundle CRD absent from the cluster (never touches one that exists)"},
+			&cli.DurationFlag{Name: "node-timeout", Usage: "fail a repaired Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
 		},
 		Subcommands: []*cli.Command{captureCommand(streams)},
 		Action: func(c *cli.Context) error {
-			opts := crdsOptions{Bundle: c.String("crds"), DryRun: c.Bool("dry-run"), All: c.Bool("all"), ForceConflicts: c.Bool("force-conflicts")}
+			opts := crdsOptions{Bundle: c.String("crds"), DryRun: c.Bool("dry-run"), All: c.Bool("all"), NodeTimeout: c.Duration("node-timeout")}
 			return runCRDs(c.Context, globals(c), opts, streams)
 		},
 	}
@@ -51,7 +51,7 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	if bundle == nil {
 		return usageErrorf("no CRD bundle: pass --crds DIR (or create bootstrap/crds); capture one with standup crds capture")
 	}
-	cl, err := connect(g)
+	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -59,12 +59,12 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	if err != nil {
 		return err
 	}
+	if opts.All {
+		return createAll(ctx, cl, bundle, opts.DryRun, streams)
+	}
 	present, err := listCRDs(ctx, cl)
 	if err != nil {
 		return err
-	}
-	if opts.All {
-		return applyAll(ctx, cl, bundle, present, opts, streams)
 	}
 	lookup := presenceLookup(present)
 	var stuck []crds.Diagnosis
@@ -85,8 +85,8 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 			unresolved = append(unresolved, err)
 			continue
 		}
-		for _, crd := range planned {
-			fmt.Fprintf(streams.Out, "  will apply CustomResourceDefinition/%s (field manager %s) once the deadlock is proven\n", crd.Name, crds.FieldManager)
+		for _, e := range planned {
+			fmt.Fprintf(streams.Out, "  will create CustomResourceDefinition/%s (field manager %s) once the deadlock is proven\n", e.CRD.Name, crds.FieldManager)
 		}
 	}
 	if len(unresolved) > 0 {
@@ -101,7 +101,7 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 
 // repairStuck walks only the stuck Kustomizations (and their ancestors, left
 // untouched when ready): a reconcile standup requests proves each deadlock,
-// the missing CRDs are pre-applied, and each is followed to Ready.
+// the missing CRDs are created, and each is followed to Ready.
 func repairStuck(ctx context.Context, g globalOptions, cl *cluster, stuck []crds.Diagnosis, bundle *crds.Bundle, opts crdsOptions, streams Streams) error {
 	var names []string
 	for _, d := range stuck {
@@ -110,8 +110,8 @@ func repairStuck(ctx context.Context, g globalOptions, cl *cluster, stuck []crds
 	out := newProgress(globalOptions{Output: "", Quiet: g.Quiet, NoColor: g.NoColor}, streams)
 	loop := &wait.Loop{
 		Dynamic: cl.Dynamic, Client: cl.Client, Namespace: g.Namespace, Bundle: bundle,
-		Options: wait.Options{NoUnsuspend: true, Timeout: g.Timeout, Selection: wait.Selection{Only: names}},
-		Apply:   crds.ApplyOptions{ForceConflicts: opts.ForceConflicts}, OnEvent: out.Event,
+		Options: wait.Options{NoUnsuspend: true, Timeout: opts.NodeTimeout, Selection: wait.Selection{Only: names}},
+		OnEvent: out.Event,
 	}
 	summary, err := loop.Run(ctx)
 	out.Close(summary)
@@ -121,56 +121,54 @@ func repairStuck(ctx context.Context, g globalOptions, cl *cluster, stuck []crds
 	return resumeError(summary, err)
 }
 
-func applyAll(ctx context.Context, cl *cluster, bundle *crds.Bundle, present map[string]*apiextensionsv1.CustomResourceDefinition, opts crdsOptions, streams Streams) error {
-	var existing []*apiextensionsv1.CustomResourceDefinition
-	var absent []crds.BundleEntry
-	for _, c := range present {
-		existing = append(existing, c)
-	}
-	for _, e := range bundle.All() {
-		if _, ok := present[e.CRD.Name]; !ok {
-			absent = append(absent, e)
-		}
-	}
-	// Checked for the whole bundle first: nothing is applied if anything conflicts.
-	if err := crds.CheckConflicts(absent, existing); err != nil {
-		return err
-	}
-	applied := 0
-	for _, e := range bundle.All() {
-		if _, ok := present[e.CRD.Name]; ok {
-			fmt.Fprintf(streams.Out, "CustomResourceDefinition/%s exists: left alone\n", e.CRD.Name)
-			continue
-		}
-		if opts.DryRun {
-			fmt.Fprintf(streams.Out, "CustomResourceDefinition/%s would be applied (from %s)\n", e.CRD.Name, e.File)
-			continue
-		}
-		d := crds.Diagnosis{Missing: []crds.MissingType{{Group: e.CRD.Spec.Group, Kind: e.CRD.Spec.Names.Kind, GroupKnown: true}}}
-		names, err := crds.PreApply(ctx, cl.Client, bundle, d, crds.ApplyOptions{ForceConflicts: opts.ForceConflicts, Reason: "standup crds --all"})
+// createAll is `crds --all`: every bundle CRD absent from the cluster is
+// created through crds.CreateAbsent, the pre-apply path of resume and crds,
+// so it refuses a name conflict before creating anything and leaves alone
+// every CRD that exists, including one an operator creates meanwhile.
+func createAll(ctx context.Context, cl *cluster, bundle *crds.Bundle, dryRun bool, streams Streams) error {
+	entries := bundle.All()
+	if dryRun {
+		existing, err := crds.ListCRDs(ctx, cl.Client)
 		if err != nil {
 			return err
 		}
-		for _, n := range names {
-			applied++
-			fmt.Fprintf(streams.Out, "CustomResourceDefinition/%s applied (field manager %s)\n", n, crds.FieldManager)
+		plan, err := crds.PlanCreate(entries, existing)
+		if err != nil {
+			return err
 		}
+		for _, e := range plan.Create {
+			fmt.Fprintf(streams.Out, "CustomResourceDefinition/%s would be created (from %s)\n", e.CRD.Name, e.File)
+		}
+		printExisting(streams, plan.Existing)
+		fmt.Fprintln(streams.Out, "dry run: nothing changed")
+		return nil
 	}
-	if applied == 0 && !opts.DryRun {
+	res, err := crds.CreateAbsent(ctx, cl.Client, entries, crds.ApplyOptions{Reason: "standup crds --all"})
+	for _, n := range res.Created {
+		fmt.Fprintf(streams.Out, "CustomResourceDefinition/%s created (field manager %s)\n", n, crds.FieldManager)
+	}
+	printExisting(streams, res.Existing)
+	if err == nil && len(res.Created) == 0 {
 		fmt.Fprintln(streams.Out, "every bundle CRD exists: nothing to do")
 	}
-	return nil
+	return err
+}
+
+func printExisting(streams Streams, names []string) {
+	for _, n := range names {
+		fmt.Fprintf(streams.Out, "CustomResourceDefinition/%s exists: left alone\n", n)
+	}
 }
 
 // listCRDs reads every CRD fresh from the API server (never from cached discovery).
 func listCRDs(ctx context.Context, cl *cluster) (map[string]*apiextensionsv1.CustomResourceDefinition, error) {
-	list := &apiextensionsv1.CustomResourceDefinitionList{}
-	if err := cl.Client.List(ctx, list); err != nil {
-		return nil, kube.Explain(err, "list", "customresourcedefinitions.apiextensions.k8s.io")
+	list, err := crds.ListCRDs(ctx, cl.Client)
+	if err != nil {
+		return nil, err
 	}
-	out := make(map[string]*apiextensionsv1.CustomResourceDefinition, len(list.Items))
-	for i := range list.Items {
-		out[list.Items[i].Name] = &list.Items[i]
+	out := make(map[string]*apiextensionsv1.CustomResourceDefinition, len(list))
+	for _, c := range list {
+		out[c.Name] = c
 	}
 	return out, nil
 }
@@ -207,7 +205,7 @@ func captureCommand(streams Streams) *cli.Command {
 }
 
 func runCapture(ctx context.Context, g globalOptions, dir string, groups []string, streams Streams) error {
-	cl, err := connect(g)
+	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
 	}

@@ -159,19 +159,20 @@ func apiRequests(stderr string) (map[kube.Request]int, bool) {
 	return nil, false
 }
 
-// writableByStandup are the only resources standup may send a PATCH to.
-var writableByStandup = []string{"kustomizations.kustomize.toolkit.fluxcd.io", "customresourcedefinitions.apiextensions.k8s.io"}
+// standupWrites are the only writes standup may send: a merge patch of a
+// Kustomization, and the create of an absent CRD (never a patch of a CRD).
+var standupWrites = map[string]string{"patch": "kustomizations.kustomize.toolkit.fluxcd.io", "create": "customresourcedefinitions.apiextensions.k8s.io"}
 
 // countedViolations lists what the counter shows standup must never send:
-// create, update, delete, or a patch outside Kustomizations and CRDs (any
-// patch at all when allowPatch is off).
-func countedViolations(counts map[kube.Request]int, allowPatch bool) []string {
+// update, delete, a patch of anything but a Kustomization, a create of
+// anything but a CRD (any write at all when allowWrites is off).
+func countedViolations(counts map[kube.Request]int, allowWrites bool) []string {
 	var bad []string
 	for r, n := range counts {
 		switch r.Verb {
 		case "get", "list", "watch":
-		case "patch":
-			if !allowPatch || !slices.Contains(writableByStandup, r.Resource) {
+		case "patch", "create":
+			if !allowWrites || standupWrites[r.Verb] != r.Resource {
 				bad = append(bad, fmt.Sprintf("%s=%d", r, n))
 			}
 		default:
@@ -183,13 +184,13 @@ func countedViolations(counts map[kube.Request]int, allowPatch bool) []string {
 }
 
 // assertCounted checks the -v counter line of a run that must print one.
-func assertCounted(t *testing.T, res cliResult, allowPatch bool) map[kube.Request]int {
+func assertCounted(t *testing.T, res cliResult, allowWrites bool) map[kube.Request]int {
 	t.Helper()
 	counts, ok := apiRequests(res.Stderr)
 	if !ok {
 		t.Fatal("no `API requests:` line on stderr (run with -v)")
 	}
-	if bad := countedViolations(counts, allowPatch); len(bad) > 0 {
+	if bad := countedViolations(counts, allowWrites); len(bad) > 0 {
 		t.Errorf("standup's own counter shows forbidden requests: %v", bad)
 	}
 	return counts
@@ -253,8 +254,9 @@ func isWriteVerb(verb string) bool {
 }
 
 // assertNothingLost fails the test for any write standup sent that is not
-// an annotation or spec.suspend patch of a Kustomization, or the creation
-// of an absent CRD. It returns the writes.
+// an annotation or spec.suspend patch of a Kustomization, or the create of
+// an absent CRD (a CRD patch, even one that creates, is a violation). It
+// returns the writes.
 func (wt *witness) assertNothingLost(t *testing.T) []auditv1.Event {
 	t.Helper()
 	writes := wt.writes(t)
@@ -290,11 +292,11 @@ func allowedWrite(e auditv1.Event) error {
 	switch {
 	case e.Verb == "patch" && ref.APIGroup == "kustomize.toolkit.fluxcd.io" && ref.Resource == "kustomizations" && ref.Subresource == "":
 		return reconcileOnly(e)
-	case e.Verb == "patch" && ref.APIGroup == "apiextensions.k8s.io" && ref.Resource == "customresourcedefinitions" && ref.Subresource == "":
+	case e.Verb == "create" && ref.APIGroup == "apiextensions.k8s.io" && ref.Resource == "customresourcedefinitions" && ref.Subresource == "":
 		if code == 201 || code >= 400 {
-			return nil // created an absent CRD, or was refused and wrote nothing
+			return nil // created an absent CRD, or was refused (409: it exists) and wrote nothing
 		}
-		return fmt.Errorf("patched the existing CustomResourceDefinition/%s (status %d)", ref.Name, code)
+		return fmt.Errorf("created CustomResourceDefinition/%s with status %d", ref.Name, code)
 	}
 	return fmt.Errorf("sent %s on %s %s/%s (status %d)", e.Verb, ref.Resource, ref.Namespace, ref.Name, code)
 }
@@ -391,7 +393,7 @@ func TestFaultNothingLostOnResumeAndDeadlockRepair(t *testing.T) {
 		assertConverged(t, w, graph, events(t, res.Stdout))
 		counts := assertCounted(t, res, true)
 		writes := wit.assertNothingLost(t)
-		if patches := counts[kube.Request{Verb: "patch", Resource: writableByStandup[0]}]; patches != len(writes) || patches < len(graph) {
+		if patches := counts[kube.Request{Verb: "patch", Resource: standupWrites["patch"]}]; patches != len(writes) || patches < len(graph) {
 			t.Errorf("counter saw %d Kustomization patches, the audit log %d; want equal and at least %d", patches, len(writes), len(graph))
 		}
 		// On the converged graph a second run writes nothing at all.
@@ -434,8 +436,8 @@ func TestFaultNothingLostCheckersCatchViolations(t *testing.T) {
 		}
 		return e
 	}
-	crd := func(code int32) auditv1.Event {
-		return auditv1.Event{Verb: "patch", ObjectRef: &auditv1.ObjectReference{APIGroup: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "x.example.com"},
+	crd := func(verb string, code int32) auditv1.Event {
+		return auditv1.Event{Verb: verb, ObjectRef: &auditv1.ObjectReference{APIGroup: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "x.example.com"},
 			ResponseStatus: &metav1.Status{Code: code}}
 	}
 	audit := []struct {
@@ -450,8 +452,11 @@ func TestFaultNothingLostCheckersCatchViolations(t *testing.T) {
 		{"status patch", ks("patch", "status", 200, `{"status":{}}`), false},
 		{"delete", ks("delete", "", 200, ""), false},
 		{"update", ks("update", "", 200, `{}`), false},
-		{"CRD created", crd(201), true},
-		{"existing CRD patched", crd(200), false},
+		{"CRD created", crd("create", 201), true},
+		{"CRD create refused: it exists", crd("create", 409), true},
+		{"existing CRD patched", crd("patch", 200), false},
+		{"CRD created by a server-side apply", crd("patch", 201), false},
+		{"CRD updated", crd("update", 200), false},
 	}
 	for _, tt := range audit {
 		if err := allowedWrite(tt.e); (err == nil) != tt.ok {
@@ -459,20 +464,23 @@ func TestFaultNothingLostCheckersCatchViolations(t *testing.T) {
 		}
 	}
 	counted := []struct {
-		line       string
-		allowPatch bool
-		bad        int
+		line        string
+		allowWrites bool
+		bad         int
 	}{
 		{"API requests: list kustomizations.kustomize.toolkit.fluxcd.io=1, patch kustomizations.kustomize.toolkit.fluxcd.io=9, watch customresourcedefinitions.apiextensions.k8s.io=2", true, 0},
 		{"API requests: patch kustomizations.kustomize.toolkit.fluxcd.io=9", false, 1},
-		{"API requests: delete kustomizations.kustomize.toolkit.fluxcd.io=1, patch configmaps=1, create customresourcedefinitions.apiextensions.k8s.io=1", true, 3},
+		{"API requests: delete kustomizations.kustomize.toolkit.fluxcd.io=1, patch configmaps=1, create customresourcedefinitions.apiextensions.k8s.io=1", true, 2},
+		{"API requests: create customresourcedefinitions.apiextensions.k8s.io=1, patch kustomizations.kustomize.toolkit.fluxcd.io=9", true, 0},
+		{"API requests: create customresourcedefinitions.apiextensions.k8s.io=1", false, 1},
+		{"API requests: patch customresourcedefinitions.apiextensions.k8s.io=1, create kustomizations.kustomize.toolkit.fluxcd.io=1", true, 2},
 	}
 	for _, tt := range counted {
 		counts, ok := apiRequests("noise\n" + tt.line + "\n")
 		if !ok {
 			t.Fatalf("%q not parsed", tt.line)
 		}
-		if bad := countedViolations(counts, tt.allowPatch); len(bad) != tt.bad {
+		if bad := countedViolations(counts, tt.allowWrites); len(bad) != tt.bad {
 			t.Errorf("%q: violations %v, want %d", tt.line, bad, tt.bad)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -23,16 +24,20 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubestandup/standup/internal/testenv"
+	"github.com/kubestandup/standup/pkg/crds"
 )
 
-// rbacRoles reads the ClusterRoles standup ships in docs/rbac.yaml.
-func rbacRoles(t *testing.T) map[string]*rbacv1.ClusterRole {
+const rbacFile = "../../docs/rbac.yaml"
+
+// rbacRoles reads the ClusterRoles standup ships in docs/rbac.yaml, and
+// the text of each role's document (its comments name its commands).
+func rbacRoles(t *testing.T) (map[string]*rbacv1.ClusterRole, map[string]string) {
 	t.Helper()
-	data, err := os.ReadFile("../../docs/rbac.yaml")
+	data, err := os.ReadFile(rbacFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	roles := map[string]*rbacv1.ClusterRole{}
+	roles, docs := map[string]*rbacv1.ClusterRole{}, map[string]string{}
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
 		doc, err := reader.Read()
@@ -50,31 +55,194 @@ func rbacRoles(t *testing.T) map[string]*rbacv1.ClusterRole {
 		if err := yaml.UnmarshalStrict(doc, role); err != nil {
 			t.Fatalf("docs/rbac.yaml: %v", err)
 		}
-		roles[role.Name] = role
+		roles[role.Name], docs[role.Name] = role, string(doc)
 	}
-	return roles
+	return roles, docs
 }
 
-// without copies role, naming it name, with verb removed for resource.
-func without(role *rbacv1.ClusterRole, verb, group, resource string) *rbacv1.ClusterRole {
-	out := &rbacv1.ClusterRole{}
-	out.Name = fmt.Sprintf("%s-without-%s-%s", role.Name, verb, resource)
+// grant is one verb on one resource, named as RBAC errors name it
+// (plural.group, or plural for the core group).
+type grant struct{ verb, resource string }
+
+func (g grant) String() string { return g.verb + " " + g.resource }
+
+// group and plural split the resource at its first dot.
+func (g grant) group() string  { _, grp, _ := strings.Cut(g.resource, "."); return grp }
+func (g grant) plural() string { p, _, _ := strings.Cut(g.resource, "."); return p }
+
+// grants expands a role's rules into single grants.
+func grants(role *rbacv1.ClusterRole) []grant {
+	var out []grant
 	for _, r := range role.Rules {
-		if !slices.Contains(r.APIGroups, group) || !slices.Contains(r.Resources, resource) {
+		for _, grp := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					name := res
+					if grp != "" {
+						name += "." + grp
+					}
+					out = append(out, grant{v, name})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// without copies role, naming it after the grant, with g removed (and a
+// rule left without verbs dropped).
+func without(role *rbacv1.ClusterRole, g grant) *rbacv1.ClusterRole {
+	out := &rbacv1.ClusterRole{}
+	out.Name = fmt.Sprintf("%s-without-%s-%s", role.Name, g.verb, g.resource)
+	for _, r := range role.Rules {
+		if !slices.Contains(r.APIGroups, g.group()) || !slices.Contains(r.Resources, g.plural()) {
 			out.Rules = append(out.Rules, r)
 			continue
 		}
-		if others := slices.DeleteFunc(slices.Clone(r.Resources), func(s string) bool { return s == resource }); len(others) > 0 {
+		if others := slices.DeleteFunc(slices.Clone(r.Resources), func(s string) bool { return s == g.plural() }); len(others) > 0 {
 			rest := *r.DeepCopy()
 			rest.Resources = others
 			out.Rules = append(out.Rules, rest)
 		}
-		out.Rules = append(out.Rules, rbacv1.PolicyRule{
-			APIGroups: []string{group}, Resources: []string{resource},
-			Verbs: slices.DeleteFunc(slices.Clone(r.Verbs), func(v string) bool { return v == verb }),
-		})
+		if verbs := slices.DeleteFunc(slices.Clone(r.Verbs), func(v string) bool { return v == g.verb }); len(verbs) > 0 {
+			out.Rules = append(out.Rules, rbacv1.PolicyRule{APIGroups: []string{g.group()}, Resources: []string{g.plural()}, Verbs: verbs})
+		}
 	}
 	return out
+}
+
+const (
+	ksResource     = "kustomizations.kustomize.toolkit.fluxcd.io"
+	crdResource    = "customresourcedefinitions.apiextensions.k8s.io"
+	gitResource    = "gitrepositories.source.toolkit.fluxcd.io"
+	ociResource    = "ocirepositories.source.toolkit.fluxcd.io"
+	bucketResource = "buckets.source.toolkit.fluxcd.io"
+	hrResource     = "helmreleases.helm.toolkit.fluxcd.io"
+	deployResource = "deployments.apps"
+)
+
+// rbacCommand is one documented command, the role docs/rbac.yaml names
+// for it, and every grant it uses.
+type rbacCommand struct {
+	role string
+	// doc is how the role's comment lists the command.
+	doc  string
+	args []string
+	// needs are the grants the command uses: with any one removed it must
+	// stop, naming the verb and the resource.
+	needs []grant
+	// inReport: check reports a refused read as a failed check on stdout.
+	inReport bool
+	// before prepares the cluster for the successful run; ok checks it.
+	before func(t *testing.T)
+	ok     func(t *testing.T, res cliResult)
+}
+
+// watched is what a walk watches: Kustomizations, CRDs, and the sources
+// of the RBAC world's Kustomizations (GitRepository, OCIRepository, Bucket).
+var watched = []grant{{"list", ksResource}, {"watch", ksResource}, {"watch", crdResource}, {"watch", gitResource}, {"watch", ociResource}, {"watch", bucketResource}}
+
+// informerOnly are grants a role holds that this API server cannot prove:
+// it serves streaming watch-lists, so an informer needs only "watch", and
+// "list" on sources stays for API servers without them. (standup lists
+// Kustomizations and CRDs itself, so "list" on those is proven.)
+var informerOnly = map[string][]grant{
+	"standup-operator": {{"list", gitResource}, {"list", ociResource}, {"list", bucketResource}},
+}
+
+// rbacCommands is every command of the CLI that talks to a cluster, in the
+// order the test runs them successfully: repairs first, then the reads on
+// the converged cluster. w is nil for the pure test.
+func rbacCommands(w *testenv.World, all []testenv.KS, bundle, capture string) []rbacCommand {
+	expectOut := func(wants ...string) func(t *testing.T, res cliResult) {
+		return func(t *testing.T, res cliResult) {
+			for _, want := range wants {
+				if !strings.Contains(res.Stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, res.Stdout)
+				}
+			}
+		}
+	}
+	var names []string
+	for _, k := range all {
+		names = append(names, k.Namespace+"/"+k.Name)
+	}
+	return []rbacCommand{
+		{role: "standup-operator", doc: "standup crds --dry-run", args: []string{"crds", "--dry-run", "--crds", bundle},
+			needs: []grant{{"list", ksResource}, {"list", crdResource}},
+			ok:    expectOut("will create CustomResourceDefinition/"+sprocketsCRD, "dry run: nothing changed")},
+		{role: "standup-operator", doc: "standup crds [--crds DIR]", args: []string{"crds", "--crds", bundle},
+			needs: append(slices.Clone(watched), grant{"patch", ksResource}, grant{"list", crdResource}, grant{"create", crdResource}),
+			ok: func(t *testing.T, res cliResult) {
+				crd := &apiextensionsv1.CustomResourceDefinition{}
+				if err := w.Client.Get(context.Background(), client.ObjectKey{Name: sprocketsCRD}, crd); err != nil {
+					t.Fatal(err)
+				}
+				if got, want := crd.Annotations[crds.PreAppliedForAnnotation], "Kustomization/"+stuckNS+"/"+stuckName; got != want {
+					t.Errorf("%s pre-applied for %q, want %q", sprocketsCRD, got, want)
+				}
+			}},
+		{role: "standup-operator", doc: "standup crds --all", args: []string{"crds", "--all", "--crds", bundle},
+			needs: []grant{{"list", ksResource}, {"list", crdResource}, {"create", crdResource}},
+			ok:    expectOut("CustomResourceDefinition/"+gearsCRD+" created", "CustomResourceDefinition/"+sprocketsCRD+" exists: left alone")},
+		{role: "standup-operator", doc: "standup resume [--crds DIR]", args: []string{"resume", "--crds", bundle, "-o", "json"},
+			needs:  append(slices.Clone(watched), grant{"patch", ksResource}, grant{"list", crdResource}, grant{"create", crdResource}),
+			before: func(t *testing.T) { suspendGraph(t, w) },
+			ok: func(t *testing.T, res cliResult) {
+				assertConverged(t, w, all, events(t, res.Stdout))
+				assertCounted(t, res, true)
+			}},
+		{role: "standup-operator", doc: "standup resume --dry-run", args: []string{"resume", "--dry-run"},
+			needs: []grant{{"list", ksResource}, {"get", gitResource}, {"get", ociResource}, {"get", bucketResource}},
+			ok:    expectOut("infra/from-oci", "infra/from-bucket")},
+		{role: "standup-viewer", doc: "standup tiers ", args: []string{"tiers"},
+			needs: []grant{{"list", ksResource}}, ok: expectOut(names...)},
+		{role: "standup-viewer", doc: "standup tiers --kinds Kustomization,HelmRelease", args: []string{"tiers", "--kinds", "Kustomization,HelmRelease"},
+			needs: []grant{{"list", ksResource}, {"list", hrResource}}, ok: expectOut(append(names, "apps/podinfo")...)},
+		{role: "standup-viewer", doc: "standup audit --from-cluster --path DIR", args: []string{"audit", "--from-cluster", "--path", homelabRepo + "/clusters/prod"},
+			needs: []grant{{"list", crdResource}, {"list", ksResource}}},
+		{role: "standup-viewer", doc: "standup check [--ready NAME]", args: []string{"check", "--ready", "infra/base", "--ready", "infra/from-oci", "--ready", "infra/from-bucket"},
+			needs:    []grant{{"list", crdResource}, {"list", deployResource}, {"list", ksResource}, {"get", gitResource}, {"get", ociResource}, {"get", bucketResource}},
+			inReport: true, ok: expectOut("all checks passed")},
+		{role: "standup-viewer", doc: "standup crds capture --out DIR", args: []string{"crds", "capture", "--out", capture},
+			needs: []grant{{"list", ksResource}, {"list", crdResource}},
+			ok: func(t *testing.T, res cliResult) {
+				if !capturedFile(capture, sprocketsCRD) {
+					t.Errorf("crds capture wrote no %s.yaml into %s:\n%s", sprocketsCRD, capture, res.Stdout)
+				}
+			}},
+	}
+}
+
+// TestRBACRolesHoldExactlyWhatCommandsUse is the least-privilege rule, on
+// paper: each role in docs/rbac.yaml lists its commands, and holds exactly
+// the grants they use (plus informerOnly), nothing more.
+func TestRBACRolesHoldExactlyWhatCommandsUse(t *testing.T) {
+	roles, docs := rbacRoles(t)
+	used := map[string][]grant{}
+	for _, c := range rbacCommands(nil, nil, "B", "C") {
+		if roles[c.role] == nil {
+			t.Fatalf("%s: docs/rbac.yaml has no role %s", c.doc, c.role)
+		}
+		if !strings.Contains(docs[c.role], "#   "+c.doc) {
+			t.Errorf("the comment of %s does not list %q", c.role, c.doc)
+		}
+		used[c.role] = append(used[c.role], c.needs...)
+	}
+	for name, role := range roles {
+		want := append(used[name], informerOnly[name]...)
+		held := grants(role)
+		for _, g := range held {
+			if !slices.Contains(want, g) {
+				t.Errorf("%s grants %s, which none of its commands uses", name, g)
+			}
+		}
+		for _, g := range want {
+			if !slices.Contains(held, g) {
+				t.Errorf("%s lacks %s, which its commands use", name, g)
+			}
+		}
+	}
 }
 
 // userBoundTo creates role (unless it exists), a user bound to it, and
@@ -117,119 +285,90 @@ func userBoundTo(t *testing.T, w *testenv.World, role *rbacv1.ClusterRole) strin
 	return path
 }
 
-const (
-	ksResource  = "kustomizations.kustomize.toolkit.fluxcd.io"
-	crdResource = "customresourcedefinitions.apiextensions.k8s.io"
-	gitResource = "gitrepositories.source.toolkit.fluxcd.io"
-)
-
+// TestRBACLeastPrivilegeRoles proves docs/rbac.yaml on one world: every
+// command succeeds under the role the docs name for it, and stops with any
+// one of its grants removed, naming the verb and the resource.
 func TestRBACLeastPrivilegeRoles(t *testing.T) {
 	w, graph := suspendedGraph(t)
+	all := rbacWorld(t, w, graph)
 	wit := witnessFrom(t, w)
-	roles := rbacRoles(t)
-	viewer, operator := roles["standup-viewer"], roles["standup-operator"]
-	if viewer == nil || operator == nil {
-		t.Fatalf("docs/rbac.yaml holds %v, want standup-viewer and standup-operator", roles)
-	}
-	bundle := writeTree(t, t.TempDir(), map[string]string{
-		"sprockets.yaml": strings.NewReplacer("widgets", "sprockets", "Widget", "Sprocket", "singular: widget", "singular: sprocket").Replace(widgetCRD),
-	})
-	crdsAll := []string{"crds", "--all", "--crds", bundle}
+	roles, _ := rbacRoles(t)
+	capture := filepath.Join(t.TempDir(), "capture")
+	commands := rbacCommands(w, all, rbacBundle(t), capture)
 
-	// With one verb removed, each command stops, naming the verb and the
-	// resource. Each walk starts on the suspended graph. (With streaming
-	// watch-lists, which this API server serves, an informer needs "watch"
-	// only; "list" on CRDs and sources stays in the roles for servers
-	// without them, and "list" on both is proven by direct lists.)
-	refusals := []struct {
-		role      *rbacv1.ClusterRole
-		args      []string
-		verb, res string
-	}{
-		{without(viewer, "list", "kustomize.toolkit.fluxcd.io", "kustomizations"), []string{"tiers"}, "list", ksResource},
-		{viewer, []string{"resume"}, "patch", ksResource},
-		{without(operator, "patch", "kustomize.toolkit.fluxcd.io", "kustomizations"), []string{"resume"}, "patch", ksResource},
-		{without(operator, "list", "apiextensions.k8s.io", "customresourcedefinitions"), crdsAll, "list", crdResource},
-		{without(operator, "watch", "apiextensions.k8s.io", "customresourcedefinitions"), []string{"resume"}, "watch", crdResource},
-		{without(operator, "watch", "source.toolkit.fluxcd.io", "gitrepositories"), []string{"resume"}, "watch", gitResource},
-		{without(operator, "get", "source.toolkit.fluxcd.io", "gitrepositories"), []string{"resume", "--dry-run"}, "get", gitResource},
-		{without(operator, "get", "apiextensions.k8s.io", "customresourcedefinitions"), crdsAll, "get", crdResource},
-		{without(operator, "create", "apiextensions.k8s.io", "customresourcedefinitions"), crdsAll, "create", crdResource},
-		{without(operator, "patch", "apiextensions.k8s.io", "customresourcedefinitions"), crdsAll, "patch", crdResource},
-		{without(operator, "watch", "kustomize.toolkit.fluxcd.io", "kustomizations"), []string{"resume"}, "watch", ksResource},
+	refusals := func(roleName string) {
+		for _, c := range commands {
+			for _, g := range c.needs {
+				if c.role != roleName {
+					continue
+				}
+				role := without(roles[c.role], g)
+				t.Run("refused/"+c.role+"/"+strings.Join(c.args[:min(2, len(c.args))], " ")+"/"+g.String(), func(t *testing.T) {
+					if c.role == "standup-operator" {
+						suspendGraph(t, w) // a walk starts on the suspended graph
+					}
+					assertRefused(t, userBoundTo(t, w, role), c, g)
+				})
+			}
+		}
 	}
-	for _, r := range refusals {
-		t.Run(r.role.Name+"/"+strings.Join(r.args[:1], " "), func(t *testing.T) {
-			suspendAll(t, w)
-			kubeconfig := userBoundTo(t, w, r.role)
-			start := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			res := runWith(ctx, t, runSpec{kubeconfig: kubeconfig}, append(r.args, "-v")...)
-			if res.Code == ExitOK || res.Code == ExitInterrupted || res.Code == ExitTimeout {
-				t.Fatalf("exit %d after %s: want a refusal", res.Code, time.Since(start).Round(time.Millisecond))
+	// The operator's refusals first, while stuck/needs-sprockets is
+	// deadlocked, so that crds and resume reach its repair; the viewer's
+	// last, on the converged cluster, where check reads every source of a
+	// Ready Kustomization.
+	refusals("standup-operator")
+	kubeconfigs := map[string]string{}
+	for name, role := range roles {
+		kubeconfigs[name] = userBoundTo(t, w, role)
+	}
+	for _, c := range commands {
+		t.Run(c.role+"/"+strings.TrimSpace(c.doc), func(t *testing.T) {
+			if c.before != nil {
+				c.before(t)
 			}
-			want := fmt.Sprintf("forbidden: standup needs %q on %s", r.verb, r.res)
-			if msg := errorLine(t, res.Stderr); !strings.Contains(msg, want) {
-				t.Errorf("error %q does not say %q", msg, want)
+			res := runWith(context.Background(), t, runSpec{kubeconfig: kubeconfigs[c.role]}, append(c.args, "-v")...)
+			if res.Code != ExitOK {
+				t.Fatalf("exit %d: %v\nstdout:\n%s", res.Code, res.Err, tailLines(res.Stdout, 40))
 			}
-			if took := time.Since(start); took > 30*time.Second {
-				t.Errorf("took %s to report the refusal", took)
+			if c.ok != nil {
+				c.ok(t, res)
 			}
 			if counts, ok := apiRequests(res.Stderr); ok {
-				if bad := countedViolations(counts, true); len(bad) > 0 {
+				if bad := countedViolations(counts, c.role == "standup-operator"); len(bad) > 0 {
 					t.Errorf("counter shows %v", bad)
 				}
 			}
 		})
 	}
-
-	t.Run("viewer runs tiers", func(t *testing.T) {
-		res := runWith(context.Background(), t, runSpec{kubeconfig: userBoundTo(t, w, viewer)}, "tiers")
-		if res.Code != ExitOK {
-			t.Fatalf("exit %d: %v", res.Code, res.Err)
-		}
-		for _, k := range graph {
-			if !strings.Contains(res.Stdout, k.Namespace+"/"+k.Name) {
-				t.Errorf("tiers output lacks %s/%s:\n%s", k.Namespace, k.Name, res.Stdout)
-			}
-		}
-	})
-	suspendAll(t, w)
-	operatorKubeconfig := userBoundTo(t, w, operator)
-	t.Run("operator runs crds --all", func(t *testing.T) {
-		res := runWith(context.Background(), t, runSpec{kubeconfig: operatorKubeconfig}, append(crdsAll, "-v")...)
-		if res.Code != ExitOK || !strings.Contains(res.Stdout, "sprockets.example.com applied") {
-			t.Fatalf("exit %d, stdout %q: %v", res.Code, res.Stdout, res.Err)
-		}
-	})
-	t.Run("operator runs resume", func(t *testing.T) {
-		res := runWith(context.Background(), t, runSpec{kubeconfig: operatorKubeconfig}, "resume", "-o", "json", "-v")
-		if res.Code != ExitOK {
-			t.Fatalf("exit %d: %v", res.Code, res.Err)
-		}
-		assertConverged(t, w, graph, events(t, res.Stdout))
-		assertCounted(t, res, true)
-	})
-	t.Run("operator runs crds", func(t *testing.T) {
-		res := runWith(context.Background(), t, runSpec{kubeconfig: operatorKubeconfig}, "crds", "--crds", bundle, "-v")
-		if res.Code != ExitOK || !strings.Contains(res.Stdout, "nothing to do") {
-			t.Fatalf("exit %d, stdout %q: %v", res.Code, res.Stdout, res.Err)
-		}
-	})
+	refusals("standup-viewer")
 	wit.assertNothingLost(t)
 }
 
-// suspendAll suspends every Kustomization, as the admin, so a walk has work.
-func suspendAll(t *testing.T, w *testenv.World) {
+// assertRefused runs c under kubeconfig, which lacks g, and checks it
+// stops at once, naming g.
+func assertRefused(t *testing.T, kubeconfig string, c rbacCommand, g grant) {
 	t.Helper()
-	for _, ks := range listKS(t, w) {
-		if ks.Spec.Suspend {
-			continue
-		}
-		patch := client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"suspend":true}}`))
-		if err := w.Client.Patch(context.Background(), &ks, patch); err != nil {
-			t.Fatal(err)
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res := runWith(ctx, t, runSpec{kubeconfig: kubeconfig}, append(c.args, "-v")...)
+	took := time.Since(start)
+	if res.Code == ExitOK || res.Code == ExitInterrupted || res.Code == ExitTimeout {
+		t.Fatalf("exit %d after %s: want a refusal", res.Code, took.Round(time.Millisecond))
+	}
+	said := errorLine(t, res.Stderr)
+	if c.inReport {
+		said += "\n" + res.Stdout
+	}
+	if want := fmt.Sprintf("forbidden: standup needs %q on %s", g.verb, g.resource); !strings.Contains(said, want) {
+		t.Errorf("error %q does not say %q", said, want)
+	}
+	if took > 30*time.Second {
+		t.Errorf("took %s to report the refusal", took)
+	}
+	if counts, ok := apiRequests(res.Stderr); ok {
+		if bad := countedViolations(counts, true); len(bad) > 0 {
+			t.Errorf("counter shows %v", bad)
 		}
 	}
 }

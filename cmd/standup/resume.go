@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -16,27 +18,30 @@ import (
 
 // resumeOptions are the flags of `standup resume`.
 type resumeOptions struct {
-	DryRun         bool
-	NoUnsuspend    bool
-	NoRemediate    bool
-	MaxInflight    int
-	CRDs           string
-	ForceConflicts bool
-	AdditiveCEL    bool
-	Selection      wait.Selection
+	DryRun      bool
+	NoUnsuspend bool
+	NoRemediate bool
+	MaxInflight int
+	CRDs        string
+	AdditiveCEL bool
+	NodeTimeout time.Duration
+	Selection   wait.Selection
 }
 
 func resumeCommand(streams Streams) *cli.Command {
 	return &cli.Command{
-		Name:  "resume",
-		Usage: "walk the live Flux graph: resume and reconcile each Kustomization the moment its dependencies are ready",
+		Name:      "resume",
+		Usage:     "walk the live Flux graph: resume and reconcile each Kustomization the moment its dependencies are ready",
+		ArgsUsage: "[ks] [NAME|NAMESPACE/NAME]...",
+		Description: "With names, walks only those Kustomizations and what they depend on (as --only): a node cannot\n" +
+			"become Ready while an ancestor is suspended. A flux-style kind word may come first: standup resume ks apps.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; change nothing"},
 			&cli.BoolFlag{Name: "no-unsuspend", Usage: "leave suspended Kustomizations suspended"},
 			&cli.BoolFlag{Name: "no-remediate", Usage: "report a proven cold-start deadlock instead of pre-applying CRDs"},
+			&cli.DurationFlag{Name: "node-timeout", Usage: "fail a Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
 			&cli.IntFlag{Name: "max-inflight", Usage: "reconcile at most this many at once (0: unlimited)"},
 			&cli.StringFlag{Name: "crds", Usage: "CRD bundle directory for deadlock remediation (default: bootstrap/crds if it exists)"},
-			&cli.BoolFlag{Name: "force-conflicts", Usage: "let a CRD pre-apply take fields another manager owns"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
 			&cli.StringSliceFlag{Name: "kinds", Value: cli.NewStringSlice("Kustomization"), Usage: "kinds to walk; only Kustomization for now"},
 			&cli.StringSliceFlag{Name: "from", Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
@@ -49,11 +54,16 @@ func resumeCommand(streams Streams) *cli.Command {
 					return usageErrorf("resume walks Kustomizations only: %s is not walked yet, because helm-controller cannot be run in standup's test world to prove it (see them with standup tiers --kinds Kustomization,HelmRelease)", k)
 				}
 			}
+			names, err := resumeNames(c.Args().Slice())
+			if err != nil {
+				return err
+			}
 			opts := resumeOptions{
 				DryRun: c.Bool("dry-run"), NoUnsuspend: c.Bool("no-unsuspend"), NoRemediate: c.Bool("no-remediate"),
-				MaxInflight: c.Int("max-inflight"), CRDs: c.String("crds"), ForceConflicts: c.Bool("force-conflicts"),
+				MaxInflight: c.Int("max-inflight"), CRDs: c.String("crds"),
 				AdditiveCEL: c.Bool("additive-cel-dependency-check"),
-				Selection:   wait.Selection{Only: c.StringSlice("only"), From: c.StringSlice("from"), Exclude: c.StringSlice("exclude")},
+				NodeTimeout: c.Duration("node-timeout"),
+				Selection:   wait.Selection{Only: append(c.StringSlice("only"), names...), From: c.StringSlice("from"), Exclude: c.StringSlice("exclude")},
 			}
 			return runResume(c.Context, globals(c), opts, streams)
 		},
@@ -68,7 +78,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, streams
 	if err != nil {
 		return err
 	}
-	cl, err := connect(g)
+	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -81,7 +91,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, streams
 	}
 	walkOpts := wait.Options{
 		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || bundle == nil,
-		Timeout: g.Timeout, MaxInflight: opts.MaxInflight, Selection: opts.Selection,
+		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: opts.Selection,
 		AdditiveCELDependencyCheck: opts.AdditiveCEL,
 	}
 	if opts.DryRun {
@@ -90,7 +100,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, streams
 	out := newProgress(g, streams)
 	loop := &wait.Loop{
 		Dynamic: cl.Dynamic, Client: cl.Client, Namespace: g.Namespace, Options: walkOpts,
-		Bundle: bundle, Apply: crds.ApplyOptions{ForceConflicts: opts.ForceConflicts}, OnEvent: out.Event,
+		Bundle: bundle, OnEvent: out.Event,
 	}
 	summary, err := loop.Run(ctx)
 	out.Close(summary)
@@ -98,6 +108,29 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, streams
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
 	}
 	return resumeError(summary, err)
+}
+
+// resumeNames reads `resume [ks] NAME...`: the names are --only's, and a
+// leading kind word is accepted as flux resume takes it.
+func resumeNames(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	switch strings.ToLower(args[0]) {
+	case "ks", "kustomization", "kustomizations":
+		args = args[1:]
+		if len(args) == 0 {
+			return nil, usageErrorf("resume %s: name the Kustomizations to walk (NAME or NAMESPACE/NAME), or give no kind word to walk them all", "ks")
+		}
+	case "hr", "helmrelease", "helmreleases":
+		return nil, usageErrorf("resume walks Kustomizations only: name the Kustomization that applies the HelmRelease")
+	}
+	for _, a := range args {
+		if strings.Count(a, "/") > 1 || strings.HasPrefix(a, "/") || strings.HasSuffix(a, "/") {
+			return nil, usageErrorf("resume: %q is not NAME or NAMESPACE/NAME", a)
+		}
+	}
+	return args, nil
 }
 
 // resumeError maps a finished walk to the error (and so the exit code) it deserves.

@@ -55,7 +55,7 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 	if err := checkKinds(opts.Kinds); err != nil {
 		return err
 	}
-	source, objs, warnings, err := loadObjects(ctx, g, opts)
+	source, objs, warnings, failed, err := loadObjects(ctx, g, opts)
 	if err != nil {
 		return err
 	}
@@ -68,6 +68,10 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 		var missing *tiers.MissingError
 		if errors.As(err, &missing) && opts.Path == "" {
 			return fmt.Errorf("%w; on a cold cluster the root Kustomization may not have created them yet: pass --allow-missing to print the tiers anyway", err)
+		}
+		if errors.As(err, &missing) && failed != nil {
+			// What the unrendered Kustomizations apply is missing too.
+			return withCode(ExitFailure, fmt.Errorf("%w (dependsOn in %s); it may be among what these apply:\n%w", err, strings.Join(dependentFiles(objs, missing), ", "), failed))
 		}
 		if errors.As(err, &missing) {
 			return fmt.Errorf("%w (dependsOn in %s): fix the name, or pass --allow-missing to treat it as external", err, strings.Join(dependentFiles(objs, missing), ", "))
@@ -88,7 +92,25 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 		warnings = nil
 	}
 	report := printer.NewTiersReport(source, graph, objs, warnings)
-	return printer.PrintTiers(streams.Out, format, report, printer.Options{Color: useColor(g, streams.Out)})
+	if err := printer.PrintTiers(streams.Out, format, report, printer.Options{Color: useColor(g, streams.Out)}); err != nil {
+		return err
+	}
+	// What could be rendered is printed; the Kustomizations that could not
+	// make the run a failure.
+	return withCode(ExitFailure, failed)
+}
+
+// buildFailures joins the Kustomizations a render left unrendered, one per
+// line, each naming the file refused; nil when there are none.
+func buildFailures(failed []render.BuildFailure) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	errs := make([]error, len(failed))
+	for i, f := range failed {
+		errs[i] = f
+	}
+	return joinLines(errs)
 }
 
 // dependentFiles names the files that declare the dangling dependencies.
@@ -109,28 +131,28 @@ func dependentFiles(objs []flux.Object, missing *tiers.MissingError) []string {
 	return files
 }
 
-// loadObjects reads the Flux objects from the cluster or, with --path, from files.
-func loadObjects(ctx context.Context, g globalOptions, opts tiersOptions) (string, []flux.Object, []string, error) {
+// loadObjects reads the Flux objects from the cluster or, with --path, from
+// files. failed names the Kustomizations that --path left unrendered
+// because they read a file over a limit (nil when none did).
+func loadObjects(ctx context.Context, g globalOptions, opts tiersOptions) (source string, objs []flux.Object, warnings []string, failed error, err error) {
 	if opts.Path != "" {
 		res, err := render.Load(ctx, render.Options{Path: opts.Path, RepoRoot: opts.RepoRoot, Kinds: opts.Kinds})
 		if err != nil {
-			return "", nil, nil, err
+			return "", nil, nil, nil, err
 		}
 		objs := res.Objects
 		if g.Namespace != "" {
 			objs = inNamespace(objs, g.Namespace)
 		}
-		return opts.Path, objs, res.Warnings, nil
+		return opts.Path, objs, res.Warnings, buildFailures(res.Failed), nil
 	}
-	cl, err := connect(g)
+	cl, err := connect(ctx, g)
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, nil, err
 	}
-	var objs []flux.Object
-	var warnings []string
 	if contains(opts.Kinds, "Kustomization") {
 		if objs, err = flux.ListKustomizations(ctx, cl.Client, g.Namespace); err != nil {
-			return "", nil, nil, err
+			return "", nil, nil, nil, err
 		}
 	}
 	if contains(opts.Kinds, "HelmRelease") {
@@ -139,11 +161,11 @@ func loadObjects(ctx context.Context, g globalOptions, opts tiersOptions) (strin
 		case errors.Is(err, flux.ErrHelmNotInstalled):
 			warnings = append(warnings, err.Error()+": no HelmReleases listed")
 		case err != nil:
-			return "", nil, nil, err
+			return "", nil, nil, nil, err
 		}
 		objs = append(objs, releases...)
 	}
-	return "cluster " + cl.Host, objs, warnings, nil
+	return "cluster " + cl.Host, objs, warnings, nil, nil
 }
 
 func inNamespace(objs []flux.Object, ns string) []flux.Object {

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kubestandup/standup/internal/input"
 	"github.com/kubestandup/standup/pkg/render"
 )
 
@@ -95,9 +95,13 @@ type Config struct {
 }
 
 // ParseConfig decodes and validates the bytes of standup.yaml. It rejects
-// unknown fields, a wrong apiVersion or kind, an entry without kinds, and a
-// kind declared twice. An empty document is the zero Config.
+// unknown fields, a wrong apiVersion or kind, an entry without kinds, a kind
+// declared twice, and YAML over a limit of input.CheckYAML (an alias bomb).
+// An empty document is the zero Config.
 func ParseConfig(data []byte) (*Config, error) {
+	if err := input.CheckYAML(render.ConfigFile, data); err != nil {
+		return nil, err
+	}
 	var cfg Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -110,15 +114,20 @@ func ParseConfig(data []byte) (*Config, error) {
 	return &cfg, nil
 }
 
-// LoadConfig reads standup.yaml at the repository root. A repository without
-// one has the zero Config.
+// LoadConfig reads standup.yaml at the repository root, bounded
+// (internal/input: a named pipe, a file over 16 MiB or an alias bomb is a
+// *input.LimitError naming standup.yaml). A repository without one has the
+// zero Config.
 func LoadConfig(ctx context.Context, repoRoot string) (*Config, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(filepath.Join(repoRoot, render.ConfigFile))
+	data, _, err := input.ReadBounded(filepath.Join(repoRoot, render.ConfigFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{}, nil
+	}
+	if lim, ok := input.IsLimit(err); ok {
+		return nil, &input.LimitError{File: render.ConfigFile, Reason: lim.Reason}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", render.ConfigFile, err)

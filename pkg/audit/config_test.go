@@ -6,7 +6,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/kubestandup/standup/internal/input"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -140,5 +144,54 @@ func TestLoadConfig(t *testing.T) {
 	}
 	if len(cfg.RuntimeCRDs) != 1 || cfg.RuntimeCRDs[0].Trigger.Kind != "CDI" || len(cfg.RuntimeCRDs[0].Kinds) != 4 {
 		t.Errorf("examples/homelab/standup.yaml: got %+v, want CDI with its 4 runtime kinds", cfg)
+	}
+}
+
+// A hostile standup.yaml is one error naming it, without blocking or
+// exploding.
+func TestLoadConfigBoundsHostileFiles(t *testing.T) {
+	bomb, err := os.ReadFile(filepath.Join("testdata", "hostile", "alias-bomb.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string
+	}{{
+		name: "alias bomb",
+		make: func(t *testing.T, path string) {
+			if err := os.WriteFile(path, bomb, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+		want: "standup.yaml: document 1: YAML aliases expand the file by more than 100000 nodes",
+	}, {
+		name: "named pipe",
+		make: func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+		},
+		want: "standup.yaml: not a regular file (a named pipe, which would block the read)",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tt.make(t, filepath.Join(dir, "standup.yaml"))
+			done := make(chan error, 1)
+			go func() {
+				_, err := LoadConfig(context.Background(), dir)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if _, ok := input.IsLimit(err); !ok || !strings.HasPrefix(err.Error(), tt.want) {
+					t.Fatalf("LoadConfig = %v, want a *input.LimitError: %s...", err, tt.want)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("LoadConfig still running after a minute")
+			}
+		})
 	}
 }

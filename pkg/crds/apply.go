@@ -7,115 +7,115 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/pkg/kube"
 )
 
 const (
-	// FieldManager is the server-side apply field manager of every CRD standup applies.
+	// FieldManager is the field manager of every CRD standup creates.
 	FieldManager = "standup"
-	// PreAppliedForAnnotation records which Kustomization's deadlock a CRD was applied for.
+	// PreAppliedForAnnotation records which Kustomization's deadlock a CRD was created for.
 	PreAppliedForAnnotation = "standup.kubestandup.io/pre-applied-for"
 	crdResource             = "customresourcedefinitions.apiextensions.k8s.io"
 )
 
-// UnresolvedError reports missing kinds that the bundle cannot supply.
-type UnresolvedError struct {
-	Diagnosis Diagnosis
-	Missing   []MissingType
-}
-
-// Error names the Kustomization, the kinds, and what to do.
-func (e *UnresolvedError) Error() string {
-	return fmt.Sprintf("%s: the CRD bundle has no CRD for %s; move those objects into their own Kustomization with dependsOn and wait: true, or add the CRD to the bundle (standup crds capture); see %s",
-		e.Diagnosis.Kustomization, joinTypes(e.Missing), RunbookPath)
-}
-
-// ApplyOptions tune PreApply.
+// ApplyOptions tune a pre-apply.
 type ApplyOptions struct {
-	// ForceConflicts takes fields another manager owns; off by default.
-	ForceConflicts bool
-	// DryRun asks the API server to validate without persisting.
+	// DryRun asks the API server to validate the creates without persisting.
 	DryRun bool
-	// Reason overrides the pre-applied-for annotation (default: the diagnosed Kustomization).
+	// Reason is the pre-applied-for annotation (PreApply defaults it to the
+	// diagnosed Kustomization).
 	Reason string
 }
 
-// PlanPreApply resolves every missing kind of d to a bundle CRD. It fails,
-// naming every kind the bundle lacks, before anything is applied.
-func PlanPreApply(d Diagnosis, bundle *Bundle) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	var out []*apiextensionsv1.CustomResourceDefinition
-	var unresolved []MissingType
-	for _, t := range d.Missing {
-		crd := lookupType(bundle, t)
-		if crd == nil {
-			unresolved = append(unresolved, t)
-			continue
-		}
-		out = append(out, crd)
+// Result reports a pre-apply.
+type Result struct {
+	// Created names the CRDs standup created, sorted.
+	Created []string
+	// Existing names the CRDs left alone, sorted: on the cluster when it was
+	// listed, or created by someone else (an operator) between that list
+	// and standup's create, which the API server refused as AlreadyExists.
+	Existing []string
+}
+
+// PreApply creates the bundle CRDs for d's missing kinds that the cluster
+// lacks. It fails before any write when the bundle lacks a kind
+// (*UnresolvedError) or a CRD conflicts with one on the cluster
+// (*ConflictError). See CreateAbsent.
+func PreApply(ctx context.Context, c client.Client, bundle *Bundle, d Diagnosis, opts ApplyOptions) (Result, error) {
+	entries, err := PlanPreApply(d, bundle)
+	if err != nil {
+		return Result{}, err
 	}
-	if len(unresolved) > 0 {
-		return nil, &UnresolvedError{Diagnosis: d, Missing: unresolved}
+	if opts.Reason == "" {
+		opts.Reason = d.Kustomization.String()
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return CreateAbsent(ctx, c, entries, opts)
+}
+
+// CreateAbsent is the one path by which standup writes a CRD: one fresh
+// list of the cluster's CRDs, PlanCreate (which refuses a name conflict,
+// creating nothing), then Create. It never modifies a CRD that exists.
+func CreateAbsent(ctx context.Context, c client.Client, entries []BundleEntry, opts ApplyOptions) (Result, error) {
+	existing, err := ListCRDs(ctx, c)
+	if err != nil {
+		return Result{}, err
+	}
+	plan, err := PlanCreate(entries, existing)
+	if err != nil {
+		return Result{}, err
+	}
+	return Create(ctx, c, plan, opts)
+}
+
+// ListCRDs reads every CRD fresh from the API server (never from a cache).
+func ListCRDs(ctx context.Context, c client.Reader) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	list := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := c.List(ctx, list); err != nil {
+		return nil, kube.Explain(err, "list", crdResource)
+	}
+	out := make([]*apiextensionsv1.CustomResourceDefinition, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
 	return out, nil
 }
 
-func lookupType(bundle *Bundle, t MissingType) *apiextensionsv1.CustomResourceDefinition {
-	if bundle == nil {
-		return nil
-	}
-	if t.GroupKnown {
-		crd, _, ok := bundle.Lookup(t.Group, t.Kind)
-		if ok {
-			return crd
+// Create creates each CRD of plan with a plain create (never an apply or
+// an update) under FieldManager, annotated with opts.Reason. Create is
+// atomic: a CRD created by someone else since the plan was made is refused
+// as AlreadyExists, left alone and reported in Existing. On an error, the
+// result holds what was done before it.
+func Create(ctx context.Context, c client.Writer, plan Plan, opts ApplyOptions) (Result, error) {
+	res := Result{Existing: append([]string{}, plan.Existing...)}
+	for _, e := range plan.Create {
+		createOpts := []client.CreateOption{client.FieldOwner(FieldManager)}
+		if opts.DryRun {
+			createOpts = append(createOpts, client.DryRunAll)
 		}
-		return nil
+		err := c.Create(ctx, forCreate(e.CRD, opts.Reason), createOpts...)
+		switch {
+		case apierrors.IsAlreadyExists(err):
+			res.Existing = append(res.Existing, e.CRD.Name)
+		case err != nil:
+			sort.Strings(res.Existing)
+			return res, fmt.Errorf("CustomResourceDefinition/%s (from %s): %w", e.CRD.Name, e.File, kube.Explain(err, "create", crdResource))
+		default:
+			res.Created = append(res.Created, e.CRD.Name)
+		}
 	}
-	if entries := bundle.LookupKind(t.Kind); len(entries) == 1 {
-		return entries[0].CRD
-	}
-	return nil
+	sort.Strings(res.Existing)
+	return res, nil
 }
 
-// PreApply creates, with server-side apply under FieldManager, the bundle
-// CRDs for d's missing kinds that are still absent from the cluster (read
-// fresh from the API server). It never modifies a CRD that exists. It
-// returns the names of the CRDs it created.
-func PreApply(ctx context.Context, c client.Client, bundle *Bundle, d Diagnosis, opts ApplyOptions) ([]string, error) {
-	planned, err := PlanPreApply(d, bundle)
-	if err != nil {
-		return nil, err
-	}
-	var applied []string
-	for _, crd := range planned {
-		existing := &apiextensionsv1.CustomResourceDefinition{}
-		err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, existing)
-		if err == nil {
-			continue // present: never touched
-		}
-		if !apierrors.IsNotFound(err) {
-			return applied, fmt.Errorf("CustomResourceDefinition/%s: %w", crd.Name, kube.Explain(err, "get", crdResource))
-		}
-		reason := opts.Reason
-		if reason == "" {
-			reason = d.Kustomization.String()
-		}
-		if err := applyCRD(ctx, c, crd, reason, opts); err != nil {
-			return applied, err
-		}
-		applied = append(applied, crd.Name)
-	}
-	return applied, nil
-}
-
-func applyCRD(ctx context.Context, c client.Client, crd *apiextensionsv1.CustomResourceDefinition, reason string, opts ApplyOptions) error {
+// forCreate copies a bundle CRD for a create: no server-set fields, no
+// status, and the pre-applied-for annotation.
+func forCreate(crd *apiextensionsv1.CustomResourceDefinition, reason string) *apiextensionsv1.CustomResourceDefinition {
 	obj := crd.DeepCopy()
-	obj.APIVersion, obj.Kind = apiextensionsv1.SchemeGroupVersion.String(), "CustomResourceDefinition"
-	obj.ResourceVersion, obj.UID, obj.ManagedFields = "", "", nil
+	obj.ResourceVersion, obj.UID, obj.ManagedFields, obj.Generation = "", "", nil, 0
+	obj.CreationTimestamp = metav1.Time{}
 	obj.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
 	ann := obj.GetAnnotations()
 	if ann == nil {
@@ -123,24 +123,5 @@ func applyCRD(ctx context.Context, c client.Client, crd *apiextensionsv1.CustomR
 	}
 	ann[PreAppliedForAnnotation] = reason
 	obj.SetAnnotations(ann)
-	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return fmt.Errorf("CustomResourceDefinition/%s: %w", crd.Name, err)
-	}
-	u := &unstructured.Unstructured{Object: raw}
-	unstructured.RemoveNestedField(u.Object, "status")
-	patchOpts := []client.PatchOption{client.FieldOwner(FieldManager)}
-	if opts.ForceConflicts {
-		patchOpts = append(patchOpts, client.ForceOwnership)
-	}
-	if opts.DryRun {
-		patchOpts = append(patchOpts, client.DryRunAll)
-	}
-	if err := c.Patch(ctx, u, client.Apply, patchOpts...); err != nil {
-		if apierrors.IsConflict(err) && !opts.ForceConflicts {
-			return fmt.Errorf("CustomResourceDefinition/%s apply conflicts with another field manager (pass --force-conflicts to take the fields): %w", crd.Name, err)
-		}
-		return fmt.Errorf("CustomResourceDefinition/%s: %w", crd.Name, kube.Explain(err, "create", crdResource))
-	}
-	return nil
+	return obj
 }

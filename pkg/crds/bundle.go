@@ -18,6 +18,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubestandup/standup/internal/input"
 )
 
 // BundleEntry is one CRD of a bundle and where it was read from.
@@ -47,6 +49,8 @@ type Bundle struct {
 // must be an apiextensions.k8s.io/v1 CustomResourceDefinition; empty
 // documents are skipped. Every problem found is reported, one per line, each
 // naming the file and the document; a bundle with any problem is not returned.
+// Files are read bounded (internal/input): a named pipe, a file over 16 MiB
+// or an alias bomb is one of those lines, naming the file.
 func LoadBundle(dir string) (*Bundle, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -70,7 +74,11 @@ func LoadBundle(dir string) (*Bundle, error) {
 		if d.IsDir() || !isManifestFile(d.Name()) {
 			return nil
 		}
-		data, err := os.ReadFile(path)
+		data, _, err := input.ReadBounded(path)
+		if lim, ok := input.IsLimit(err); ok {
+			errs = append(errs, lim)
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -111,8 +119,13 @@ func isManifestFile(name string) bool {
 // bad document, each naming the file and the 1-based document index) when
 // any document is not a well-formed apiextensions.k8s.io/v1
 // CustomResourceDefinition. Documents holding only whitespace, comments or
-// null are skipped and not counted.
+// null are skipped and not counted. YAML that would explode once decoded
+// (input.CheckYAML: an alias bomb, extreme nesting) is refused whole, with
+// one *input.LimitError.
 func DecodeBundleFile(name string, data []byte) ([]BundleEntry, error) {
+	if err := input.CheckYAML(name, data); err != nil {
+		return nil, err
+	}
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var entries []BundleEntry
 	var errs []error

@@ -214,6 +214,7 @@ func FuzzLoadBundle(f *testing.F) {
 		"testdata/bundle/servicemonitors.json",
 		"testdata/bad-bundles/non-crd/cdi.yaml",
 		"testdata/bad-bundles/malformed/crds.yaml",
+		"testdata/hostile/alias-bomb.yaml",
 	} {
 		data, err := os.ReadFile(path)
 		if err != nil {

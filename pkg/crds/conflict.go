@@ -12,7 +12,7 @@ import (
 // NameConflicts returns, for a CRD about to be created, every existing CRD
 // of the same group whose kind, list kind, plural, singular or a short name
 // it would reuse. The API server would store such a CRD but never accept
-// its names (NamesAccepted=False), so it must not be applied.
+// its names (NamesAccepted=False), so it must not be created.
 func NameConflicts(crd *apiextensionsv1.CustomResourceDefinition, existing []*apiextensionsv1.CustomResourceDefinition) []string {
 	var out []string
 	n := crd.Spec.Names
@@ -47,9 +47,10 @@ type ConflictError struct {
 	Lines []string
 }
 
-// Error lists one conflict per line.
+// Error lists every conflict and says what to do.
 func (e *ConflictError) Error() string {
-	return "the CRD bundle conflicts with CRDs on the cluster, nothing was applied: " + strings.Join(e.Lines, "; ")
+	return "the CRD bundle conflicts with CRDs on the cluster, nothing was created: " + strings.Join(e.Lines, "; ") +
+		" (the API server would store such a CRD but never accept its names; fix or remove the bundle file, e.g. recapture it with standup crds capture)"
 }
 
 // CheckConflicts checks every entry against the existing CRDs and returns a

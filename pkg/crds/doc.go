@@ -18,6 +18,15 @@
 // a live CRD into a manifest fit for the bundle, and RuntimeCRDs picks the
 // CRDs that no Kustomization inventory lists.
 //
-// Everything in the files parse.go, diagnose.go, bundle.go and capture.go is
-// pure or reads local files only; it never talks to a cluster.
+// CreateAbsent is the one path by which standup writes a CRD (PreApply, for
+// a diagnosed deadlock, and crds --all both go through it): one fresh list
+// of the cluster's CRDs; PlanCreate, which leaves alone every CRD that
+// exists and refuses, before any write, a CRD whose names collide with an
+// existing one of its group; then Create, a plain create per CRD, never an
+// apply or an update, so that a CRD an operator creates in the meantime is
+// refused as AlreadyExists and left alone.
+//
+// Everything in the files parse.go, diagnose.go, bundle.go, capture.go,
+// plan.go and conflict.go is pure or reads local files only; it never talks
+// to a cluster. apply.go holds the I/O.
 package crds

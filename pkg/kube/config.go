@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,8 +19,12 @@ type Options struct {
 	Kubeconfig string
 	// Context overrides the kubeconfig's current context.
 	Context string
-	// Timeout bounds a single request; zero leaves client-go's default.
-	Timeout time.Duration
+	// Lifetime ends every request, discovery's included, when it is done
+	// (Ctrl-C, --timeout). Nil means requests are never cut for it.
+	Lifetime context.Context
+	// RequestTimeout bounds a single request other than a watch (its answer
+	// and its body); zero means DefaultRequestTimeout, negative none.
+	RequestTimeout time.Duration
 	// Counter, when set, records every request.
 	Counter *RequestCounter
 	// Warnings keeps API server warnings; otherwise they are dropped.
@@ -57,9 +62,16 @@ func RESTConfig(opts Options) (*rest.Config, error) {
 	cfg.UserAgent = "standup"
 	cfg.QPS, cfg.Burst = 50, 100
 	cfg.Dial = dial
-	if opts.Timeout > 0 {
-		cfg.Timeout = opts.Timeout
+	timeout := opts.RequestTimeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultRequestTimeout
+	case timeout < 0:
+		timeout = 0
 	}
+	// Not cfg.Timeout: that is http.Client.Timeout, which would also cut
+	// every watch after the limit.
+	cfg.Wrap(bindRequests(opts.Lifetime, timeout))
 	if !opts.Warnings {
 		cfg.WarningHandler = rest.NoWarnings{}
 	}

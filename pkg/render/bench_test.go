@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 // syntheticRepo writes a repository whose root Kustomization applies n
@@ -76,6 +78,78 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		if len(res.Objects) != n+1 {
 			b.Fatalf("%d objects, want %d", len(res.Objects), n+1)
+		}
+	}
+}
+
+// largeConfigMapRepo writes a repository whose one Kustomization, with
+// postBuild substitution as most Flux repositories have, builds one
+// ConfigMap of about size bytes, and returns its root. shape "dashboards"
+// holds Grafana dashboards of 64 KiB each, of panels of about 800 bytes,
+// each referencing its dashboard's own ${variables}, which no postBuild
+// variable defines (so each is kept literally); shape "keys" holds many keys
+// of 630 bytes each (25,000 at 15 MiB: kustomize's time grows with their
+// square, see input.MaxKeyWork).
+func largeConfigMapRepo(b *testing.B, shape string, size int) string {
+	b.Helper()
+	var cm strings.Builder
+	cm.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: monitoring}\ndata:\n")
+	switch shape {
+	case "dashboards":
+		panelText := strings.Repeat("Requests per second by pod, over the rate interval. ", 13)
+		for d := 0; cm.Len() < size; d++ {
+			fmt.Fprintf(&cm, "  dashboard-%d.json: |\n    {\"title\": \"Dashboard %d\", \"panels\": [\n", d, d)
+			for p, end := 0, cm.Len()+64<<10; cm.Len() < end; p++ {
+				fmt.Fprintf(&cm, "      {\"id\": %d, \"type\": \"timeseries\", \"datasource\": {\"uid\": \"${DS_PROMETHEUS}\"}, \"description\": %q,\n", p, panelText)
+				fmt.Fprintf(&cm, "       \"targets\": [{\"expr\": \"sum(rate(http_requests_total{namespace=\\\"${ns_%d}\\\", pod=~\\\"${pod_%d}\\\"}[$__rate_interval]))\"}]},\n", d, d)
+			}
+			cm.WriteString("      {}]}\n")
+		}
+	case "keys":
+		value := strings.Repeat("x", 600)
+		for i := 0; cm.Len() < size; i++ {
+			fmt.Fprintf(&cm, "  key-%07d: %q\n", i, value)
+		}
+	}
+	dir := b.TempDir()
+	writeFiles(b, dir, map[string]string{
+		"standup.yaml": "",
+		"clusters/c/monitoring.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: monitoring, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./monitoring
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+  postBuild: {substitute: {CLUSTER: prod}}
+`,
+		"monitoring/dashboards.yaml": cm.String(),
+	})
+	return dir
+}
+
+// BenchmarkRenderLargeConfigMap renders one large ConfigMap. For dashboards
+// the time per byte does not grow with the size (MB/s stays flat); for many
+// keys it does, in kustomize itself (kyaml's DeAnchor is quadratic in a
+// mapping's keys), up to the bound of input.MaxKeyWork.
+func BenchmarkRenderLargeConfigMap(b *testing.B) {
+	for _, shape := range []string{"dashboards", "keys"} {
+		for _, mib := range []int{1, 4, 15} {
+			b.Run(fmt.Sprintf("%s/%dMiB", shape, mib), func(b *testing.B) {
+				size := mib << 20
+				dir := largeConfigMapRepo(b, shape, size)
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					res, err := Load(context.Background(), Options{Path: filepath.Join(dir, "clusters", "c")})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(res.Failed) != 0 || len(res.Rendered[tiers.ID{Kind: KindKustomization, Namespace: "flux-system", Name: "monitoring"}]) != 1 {
+						b.Fatalf("failed %v; want the ConfigMap rendered", res.Failed)
+					}
+				}
+			})
 		}
 	}
 }

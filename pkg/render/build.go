@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubestandup/standup/internal/input"
 )
 
 // buildMu serialises kustomize builds: krusty has process-wide state (the
@@ -31,10 +33,11 @@ var buildMu sync.Mutex
 
 // builder runs kustomize builds the way kustomize-controller does, against a
 // read-only view of the repository: the kustomization.yaml that Flux would
-// generate or rewrite lives in memory only.
+// generate or rewrite lives in memory only. Every file is read bounded
+// (boundedFS, precheck).
 type builder struct {
 	root string
-	disk filesys.FileSystem
+	disk *boundedFS
 	// ignored matches what source-controller leaves out of the artifact:
 	// its defaults (VCS and CI files, .sops.yaml, images and archives) and
 	// every .sourceignore of the repository.
@@ -44,16 +47,20 @@ type builder struct {
 
 // newBuilder returns a builder for the repository at root (absolute).
 func newBuilder(root string) (*builder, error) {
-	disk, err := securefs.MakeFsOnDiskSecure(root)
+	secure, err := securefs.MakeFsOnDiskSecure(root)
 	if err != nil {
 		return nil, fmt.Errorf("repository root %s: %w", root, err)
 	}
-	domain := strings.Split(root, string(filepath.Separator))
-	patterns, err := sourceignore.LoadIgnorePatterns(root, domain)
+	b := &builder{root: root, disk: newBoundedFS(secure), domain: strings.Split(root, string(filepath.Separator))}
+	if lim := b.checkIgnoreFiles(); lim != nil {
+		return nil, lim
+	}
+	patterns, err := sourceignore.LoadIgnorePatterns(root, b.domain)
 	if err != nil {
 		return nil, fmt.Errorf("repository root %s: %s: %w", root, sourceignore.IgnoreFile, err)
 	}
-	return &builder{root: root, disk: disk, ignored: sourceignore.NewDefaultMatcher(patterns, domain), domain: domain}, nil
+	b.ignored = sourceignore.NewDefaultMatcher(patterns, b.domain)
+	return b, nil
 }
 
 // generator returns the kustomization generator for dir. kustomize-controller
@@ -99,6 +106,9 @@ func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 	if ks == nil {
 		ks = map[string]any{}
 	}
+	if lim := b.precheck(dir); lim != nil {
+		return nil, lim
+	}
 	data, kfile, _, err := b.generator(ks, dir).GenerateManifest(dir)
 	if err != nil {
 		return nil, b.diagnose(dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
@@ -120,6 +130,11 @@ func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 	}
 	exact := kus.OpenAPI != nil || len(kus.Crds) > 0
 	m, err := runKustomize(fs, dir, exact)
+	if fs.limit != nil {
+		// Whatever kustomize made of the refusal (it tries a file it cannot
+		// read as a directory next), the file is the cause.
+		return nil, b.relLimit(fs.limit)
+	}
 	if err != nil {
 		return nil, b.diagnose(dir, fs.reads, fmt.Errorf("kustomize build failed: %w", err))
 	}
@@ -166,7 +181,8 @@ func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) (*build
 		if r.GetName() == "" || r.GetKind() == "" || r.GetApiVersion() == "" {
 			return nil, fmt.Errorf("%s: failed to decode Kubernetes apiVersion, kind and name from: %s", orUnknown(file), r.String())
 		}
-		obj, err := decodeJSON(r.MarshalJSON())
+		js, err := resourceJSON(r)
+		obj, err := decodeJSON(js, err)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", orUnknown(file), err)
 		}
@@ -178,7 +194,7 @@ func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) (*build
 			res.sops = append(res.sops, Manifest{Object: u, File: file})
 			continue
 		}
-		data, err := r.AsYAML()
+		data, err := sigsyaml.JSONToYAML(js) // r.AsYAML(), without a second MarshalJSON
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", orUnknown(file), err)
 		}
@@ -290,14 +306,19 @@ type recordingFS struct {
 	mu     sync.Mutex
 	reads  []string
 	remote []string
+	// limit is the first file refused by boundedFS.
+	limit *input.LimitError
 }
 
-// ReadFile reads a file and records its path.
+// ReadFile reads a file and records its path, and the first file refused.
 func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	fs.reads = append(fs.reads, path)
 	data, err := fs.FileSystem.ReadFile(path)
+	if lim, ok := input.IsLimit(err); ok && fs.limit == nil {
+		fs.limit = lim
+	}
 	if err != nil || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
 		return data, err
 	}

@@ -40,4 +40,17 @@
 // Anything malformed (a file, a document, a build) fails the whole Load with
 // an error that names the file, relative to the repository root, and the
 // 1-based document index where it can be known (*MalformedError).
+//
+// Input is bounded (internal/input): every file kustomize, Flux's generator
+// or the loader reads is read through a file system that refuses what is not
+// a regular file (a named pipe would block the read forever), a file over
+// 16 MiB, and YAML that explodes once its aliases are expanded, too deep or
+// too wide; the files the generator and sourceignore open by themselves are
+// checked before they run. Such a file fails only the Kustomization whose
+// build reads it (Result.Failed, naming the file); the rest of the repository
+// is rendered. So does an object whose postBuild substitution would exceed
+// the bounds of Flux's envsubst (references, escapes). Rendering is linear
+// in the size of the input where standup's own code is concerned; what
+// remains superlinear is kustomize's handling of a mapping, quadratic in its
+// keys, which the width limit bounds.
 package render

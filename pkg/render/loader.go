@@ -12,6 +12,7 @@ import (
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 
+	"github.com/kubestandup/standup/internal/input"
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -51,6 +52,8 @@ type loader struct {
 	sources map[tiers.ID]bool
 	foreign map[tiers.ID]flux.Object
 	remote  map[tiers.ID][]string
+	// failed holds the Kustomizations whose build read a file over a limit.
+	failed []BuildFailure
 	// sopsNamespaces maps "file: Kind/name" of a skipped SOPS document to
 	// the namespaces it was rendered into.
 	sopsNamespaces map[string]map[string]bool
@@ -281,6 +284,9 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 		return false, err
 	}
 	out, err := l.b.build(e.manifest.Object.Object, dir)
+	if lim, ok := input.IsLimit(err); ok {
+		return l.fail(id, lim)
+	}
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", id, err)
 	}
@@ -288,7 +294,11 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	if len(out.remote) > 0 {
 		l.remote[id] = out.remote
 	}
-	if err := l.postBuild(id, ks, out.objects); err != nil {
+	err = l.postBuild(id, ks, out.objects)
+	if lim, ok := input.IsLimit(err); ok {
+		return l.fail(id, lim)
+	}
+	if err != nil {
 		return false, err
 	}
 	manifests := manifestsOf(out.objects)
@@ -299,6 +309,14 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	l.rendered[id] = manifests
 	e.done = true
 	l.queue = append(l.queue, l.discover(manifests, &id)...)
+	return true, nil
+}
+
+// fail records that the build of id read a file over a limit: the
+// Kustomization fails alone, and nothing it would apply is known.
+func (l *loader) fail(id tiers.ID, lim *input.LimitError) (bool, error) {
+	l.failed = append(l.failed, BuildFailure{ID: id, File: lim.File, Err: lim})
+	l.entries[id].done = true
 	return true, nil
 }
 

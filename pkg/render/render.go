@@ -81,12 +81,41 @@ type Result struct {
 	// Warnings are the notes of an incomplete offline view (unresolved
 	// variables, SOPS documents skipped, foreign sources), sorted.
 	Warnings []string
+	// Failed lists the Kustomizations whose build read a file over a limit
+	// of bounded input, sorted by ID. They are among Objects but have no
+	// Rendered entry, and what they would apply (Kustomizations included)
+	// is missing from the result.
+	Failed []BuildFailure
+}
+
+// BuildFailure is a Kustomization left unrendered because its build reads a
+// file over a limit of bounded input (see internal/input): not a regular
+// file, larger than 16 MiB, or YAML that explodes once its aliases are
+// expanded; or because the postBuild substitution of one of its objects
+// would exceed the bounds of Flux's envsubst. The rest of the repository is
+// rendered without it.
+type BuildFailure struct {
+	// ID is the Kustomization.
+	ID tiers.ID
+	// File is the file refused, relative to the repository root.
+	File string
+	// Err says why, naming the file.
+	Err error
+}
+
+// Error renders the failure as `Kind/namespace/name not rendered: file: reason`.
+func (f BuildFailure) Error() string {
+	return fmt.Sprintf("%s not rendered: %v", f.ID, f.Err)
 }
 
 // Load derives, from files only, the Flux objects a cluster would have:
 // it builds Path, then follows every Kustomization it finds the way
 // kustomize-controller would, recursively. Any malformed file, missing
-// spec.path or failed build fails the whole load.
+// spec.path or failed build fails the whole load, with one exception: a
+// Kustomization whose build reads a file over a limit of bounded input
+// (a named pipe, a file over 16 MiB, an alias bomb) fails alone, in
+// Result.Failed; when that file is read by the build of Path itself, or is
+// a .sourceignore, the whole load fails with an *input.LimitError.
 func Load(ctx context.Context, opts Options) (*Result, error) {
 	kinds, err := normalizeKinds(opts.Kinds)
 	if err != nil {

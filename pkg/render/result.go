@@ -20,7 +20,9 @@ func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
 		Rendered:    l.rendered,
 		Root:        root,
 		Remote:      l.remote,
+		Failed:      l.failed,
 	}
+	sort.Slice(res.Failed, func(i, j int) bool { return res.Failed[i].ID.Less(res.Failed[j].ID) })
 	for id, e := range l.entries {
 		if !l.kinds[e.kind] {
 			continue

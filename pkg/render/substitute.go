@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/kubestandup/standup/internal/input"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -123,6 +125,9 @@ func substitute(data []byte, vars map[string]string) (map[string]any, []string, 
 			return nil, nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
 		}
 	}
+	if err := checkSubstitution(string(data)); err != nil {
+		return nil, nil, err
+	}
 	tree, err := parse.Parse(string(data))
 	if err != nil {
 		return nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
@@ -136,12 +141,14 @@ func substitute(data []byte, vars map[string]string) (map[string]any, []string, 
 		}
 	}
 	sort.Strings(unresolved)
-	out, err := envsubst.Eval(escapeBare(string(data), unresolved), func(s string) (string, bool) {
+	text, restore := keepBare(string(data), unresolved)
+	out, err := envsubst.Eval(text, func(s string) (string, bool) {
 		return vars[s], true
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
 	}
+	out = restore(out)
 	obj, err := decodeJSON(sigsyaml.YAMLToJSON([]byte(out)))
 	if err != nil {
 		return nil, nil, fmt.Errorf("post build: %w", err)
@@ -173,22 +180,6 @@ func isDefaultOp(name string) bool {
 		return true
 	}
 	return false
-}
-
-// escapeBare escapes every bare ${NAME} reference to one of names as $${NAME},
-// which envsubst turns back into the literal ${NAME}. A reference already
-// escaped (preceded by an odd number of extra $) is left alone.
-func escapeBare(text string, names []string) string {
-	for _, name := range names {
-		re := regexp.MustCompile(`(\$+)\{` + regexp.QuoteMeta(name) + `\}`)
-		text = re.ReplaceAllStringFunc(text, func(m string) string {
-			if run := strings.Count(m, "$"); run%2 == 1 {
-				return "$" + m
-			}
-			return m
-		})
-	}
-	return text
 }
 
 // postBuild runs variable substitution on a Kustomization's output when the
@@ -225,6 +216,11 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 			continue
 		}
 		obj, unresolved, err := substitute(m.yaml, vars)
+		var limit *substituteLimit
+		if errors.As(err, &limit) {
+			return &input.LimitError{File: orUnknown(m.File), Reason: fmt.Sprintf("postBuild substitution of %s: %s; disable it for the object (%s: disabled) or split it",
+				describe(m.Object), limit, substituteKey)}
+		}
 		if err != nil {
 			return fmt.Errorf("%s: post build failed for %s (%s): %w", id, describe(m.Object), orUnknown(m.File), err)
 		}

@@ -1,11 +1,14 @@
 package render
 
 import (
+	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/envsubst"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -27,6 +30,7 @@ func TestSubstitute(t *testing.T) {
 		{name: "undefined is left as-is", value: "app.${MISSING}", want: "app.${MISSING}", unresolved: []string{"MISSING"}},
 		{name: "default for undefined", value: "${MISSING:=fallback}", want: "fallback"},
 		{name: "default with nested variable", value: "${MISSING:=www.${DOMAIN}}", want: "www.example.org"},
+		{name: "default with nested undefined variable", value: "${MISSING:=www.${UNDEF}}", want: "www.${UNDEF}", unresolved: []string{"UNDEF"}},
 		{name: "default not used when defined", value: "${DOMAIN:-other}", want: "example.org"},
 		{name: "empty value with := default", value: "${EMPTY:=x}", want: "x"},
 		{name: "escaped stays literal", value: "$${DOMAIN}", want: "${DOMAIN}"},
@@ -138,5 +142,101 @@ func TestSubstitutionDisabled(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// escapeEach is escapeBare as it was, one pass per name: the reference the
+// single pass must agree with.
+func escapeEach(text string, names []string) string {
+	for _, name := range names {
+		re := regexp.MustCompile(`(\$+)\{` + regexp.QuoteMeta(name) + `\}`)
+		text = re.ReplaceAllStringFunc(text, func(m string) string {
+			if run := strings.Count(m, "$"); run%2 == 1 {
+				return "$" + m
+			}
+			return m
+		})
+	}
+	return text
+}
+
+func TestEscapeBare(t *testing.T) {
+	tests := []struct {
+		text  string
+		names []string
+		want  string
+	}{
+		{text: "${A}", names: []string{"A"}, want: "$${A}"},
+		{text: "${A}", names: nil, want: "${A}"},
+		{text: "${A} ${B} ${C}", names: []string{"A", "C"}, want: "$${A} ${B} $${C}"},
+		{text: "$${A}", names: []string{"A"}, want: "$${A}"},
+		{text: "$$${A}", names: []string{"A"}, want: "$$$${A}"},
+		{text: "x${A}y${A}", names: []string{"A"}, want: "x$${A}y$${A}"},
+		{text: "${A:=x} ${AB}", names: []string{"A"}, want: "${A:=x} ${AB}"},
+		{text: "${x${A}}", names: []string{"A"}, want: "${x$${A}}"},
+		{text: "${}", names: []string{""}, want: "$${}"},
+		{text: "${a.b} ${a-b}", names: []string{"a.b"}, want: "$${a.b} ${a-b}"},
+		{text: "${a$b} ${A}", names: []string{"a$b", "A"}, want: "${a$b} $${A}"},
+		{text: "${{A}", names: []string{"A"}, want: "${{A}"},
+	}
+	for _, tt := range tests {
+		got := escapeBare(tt.text, tt.names)
+		if got != tt.want {
+			t.Errorf("escapeBare(%q, %q) = %q, want %q", tt.text, tt.names, got, tt.want)
+		}
+		if each := escapeEach(tt.text, tt.names); got != each {
+			t.Errorf("escapeBare(%q, %q) = %q, one pass per name gives %q", tt.text, tt.names, got, each)
+		}
+	}
+}
+
+// keepBare must give envsubst's output what escapeBare gives it, except
+// where an escape inside a default broke the function (want).
+func TestKeepBareMatchesEscapeBare(t *testing.T) {
+	vars := map[string]string{"DOMAIN": "example.org"}
+	tests := []struct {
+		text  string
+		names []string
+		// want, when set, is the output; escapeBare gave "www.$ example.org".
+		want string
+	}{
+		{text: "${A}", names: []string{"A"}},
+		{text: "x ${A} ${B} ${DOMAIN} ${A}", names: []string{"A", "B"}},
+		{text: "$${A} $$${A} $$$${A} $$$$$${A}", names: []string{"A"}},
+		{text: "${C:=www.${A}} ${C:-${DOMAIN}}", names: []string{"A"}, want: "www.${A} example.org"},
+		{text: "${A^^} ${A}", names: []string{"A"}},
+		{text: "${x${A}} ${{A}", names: []string{"A"}},
+		{text: "text \uE000 ${A}", names: []string{"A"}},
+		{text: "$A ${A:=d} ${A}", names: []string{"A"}},
+	}
+	mapping := func(s string) (string, bool) { return vars[s], true }
+	for _, tt := range tests {
+		want, wantErr := envsubst.Eval(escapeBare(tt.text, tt.names), mapping)
+		if tt.want != "" {
+			want = tt.want
+		}
+		kept, restore := keepBare(tt.text, tt.names)
+		got, err := envsubst.Eval(kept, mapping)
+		if (err != nil) != (wantErr != nil) || err == nil && restore(got) != want {
+			t.Errorf("%q: keepBare gives %q (%v), want %q (%v)", tt.text, restore(got), err, want, wantErr)
+		}
+	}
+}
+
+// Substitution is bounded: an object over a limit is a *substituteLimit.
+func TestCheckSubstitution(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{name: "ordinary", text: strings.Repeat("url: https://${DOMAIN}/$${KEEP}\n", 1000)},
+		{name: "many references", text: strings.Repeat("${a}", maxSubstituteRefs+1), want: "200001 ${...} references"},
+		{name: "many escapes", text: strings.Repeat("$$", 80_000), want: "80000 escaped $$ in 160000 bytes"},
+	}
+	for _, tt := range tests {
+		err := checkSubstitution(tt.text)
+		var limit *substituteLimit
+		if tt.want == "" && err != nil || tt.want != "" && (!errors.As(err, &limit) || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: checkSubstitution = %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }

@@ -12,7 +12,7 @@ const (
 	// ActionReconcile patches a Kustomization: the reconcile.fluxcd.io/requestedAt
 	// annotation, and spec.suspend=false when Unsuspend is set, in one patch.
 	ActionReconcile ActionKind = "reconcile"
-	// ActionPreApplyCRDs applies the bundle's CRDs for a proven deadlock's missing kinds.
+	// ActionPreApplyCRDs creates the bundle's CRDs for a proven deadlock's missing kinds.
 	ActionPreApplyCRDs ActionKind = "pre-apply-crds"
 )
 
@@ -31,6 +31,8 @@ type ActionResult struct {
 	Action Action
 	// Applied names the CRDs created by a pre-apply (empty when all existed).
 	Applied []string
+	// Existing names the CRDs a pre-apply found on the cluster and left alone.
+	Existing []string
 	// Err is the failure, if any. A pre-apply that cannot find a kind in the
 	// bundle fails with a *crds.UnresolvedError-like error.
 	Err error

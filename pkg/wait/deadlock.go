@@ -122,8 +122,11 @@ func (w *Walker) applyResult(now time.Time, r ActionResult) {
 		return
 	}
 	st.applied = append([]string{}, r.Applied...)
-	msg := "no CRD needed applying"
-	if len(r.Applied) > 0 {
+	msg := fmt.Sprintf("%v exist (left alone); waiting for them to be established", r.Existing)
+	switch {
+	case len(r.Applied) > 0 && len(r.Existing) > 0:
+		msg = fmt.Sprintf("pre-applied %v, %v exist (left alone); waiting for them to be established", r.Applied, r.Existing)
+	case len(r.Applied) > 0:
 		msg = fmt.Sprintf("pre-applied %v; waiting for them to be established", r.Applied)
 	}
 	w.note(now, r.Action.Node, st, "PreAppliedCRDs", msg)

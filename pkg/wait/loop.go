@@ -48,7 +48,6 @@ type Loop struct {
 	Options   Options
 	// Bundle supplies CRDs for deadlock remediation; nil disables pre-apply.
 	Bundle *crds.Bundle
-	Apply  crds.ApplyOptions
 	// OnEvent receives every event, in order, from the loop's goroutine.
 	OnEvent func(Event)
 	// Resync is the informers' resync period; zero means none.
@@ -148,7 +147,9 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 				// concluded from the failure (no node fails for it).
 				return w.Summary(time.Now(), true), ctx.Err()
 			}
-			if res.Err != nil && a.Kind == ActionReconcile {
+			if res.Err != nil && (a.Kind == ActionReconcile || refused(res.Err)) {
+				// A refused pre-apply is missing RBAC, not a deadlock: the
+				// walk ends naming the verb, as for a refused reconcile.
 				return w.Summary(time.Now(), false), res.Err
 			}
 			l.emit([]Event{actionEvent(time.Now(), a, res)})
@@ -219,6 +220,9 @@ func refusalHandler(gvr schema.GroupVersionResource, stop context.CancelCauseFun
 		}
 	}
 }
+
+// refused reports whether the API server refused a request for its credentials or RBAC.
+func refused(err error) bool { return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) }
 
 // refusedError marks the cause of a walk the API server refused to serve.
 type refusedError struct{ err error }
@@ -320,13 +324,13 @@ func (l *Loop) perform(ctx context.Context, a Action) ActionResult {
 		if l.Bundle == nil {
 			return ActionResult{Action: a, Err: &crds.UnresolvedError{Diagnosis: *a.Diagnosis, Missing: a.Diagnosis.Missing}}
 		}
-		var applied []string
+		var res crds.Result
 		err := retryTransient(ctx, func() error {
 			var err error
-			applied, err = crds.PreApply(ctx, l.Client, l.Bundle, *a.Diagnosis, l.Apply)
+			res, err = crds.PreApply(ctx, l.Client, l.Bundle, *a.Diagnosis, crds.ApplyOptions{})
 			return err
 		})
-		return ActionResult{Action: a, Applied: applied, Err: err}
+		return ActionResult{Action: a, Applied: res.Created, Existing: res.Existing, Err: err}
 	}
 	return ActionResult{Action: a, Err: fmt.Errorf("unknown action %q", a.Kind)}
 }
@@ -349,7 +353,8 @@ func RequestReconcile(ctx context.Context, c client.Client, a Action) error {
 
 // retryTransient retries fn while the API server is unreachable or drops
 // the connection, for up to a minute. fn must be idempotent: a dropped
-// request may have been applied (a reconcile patch and a CRD pre-apply are).
+// request may have been applied (a reconcile patch and a CRD pre-apply are:
+// a CRD created by the dropped request exists on the retry, and is left alone).
 func retryTransient(ctx context.Context, fn func() error) error {
 	deadline := time.Now().Add(time.Minute)
 	delay := 250 * time.Millisecond
@@ -379,8 +384,11 @@ func actionEvent(now time.Time, a Action, r ActionResult) Event {
 		e.Reason, e.Message = "Requested", meta.ReconcileRequestAnnotation+"="+a.Token
 	case len(r.Applied) > 0:
 		e.Reason, e.Message = "Applied", fmt.Sprintf("created CustomResourceDefinition %v (field manager %s)", r.Applied, crds.FieldManager)
+		if len(r.Existing) > 0 {
+			e.Message += fmt.Sprintf("; CustomResourceDefinition %v exists: left alone", r.Existing)
+		}
 	default:
-		e.Reason, e.Message = "NothingToApply", "every CRD for the missing kinds exists already"
+		e.Reason, e.Message = "NothingToApply", fmt.Sprintf("CustomResourceDefinition %v exists: left alone", r.Existing)
 	}
 	return e
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// TestResumeNameDryRunWritesNothing: `resume NAME --dry-run` on a suspended
+// graph, in every spelling a user types, writes nothing (the API server's
+// audit log is the witness), plans only the node and what it needs, and
+// leaves every Kustomization suspended. Before names were taken, urfave/cli
+// stopped at the name and dropped --dry-run: the walk unsuspended all nine.
+func TestResumeNameDryRunWritesNothing(t *testing.T) {
+	w, graph := suspendedGraph(t)
+	wit := witnessFrom(t, w)
+	spec := runSpec{kubeconfig: w.Kubeconfig}
+	lines := [][]string{
+		{"resume", "web", "--dry-run"},
+		{"resume", "apps/web", "--dry-run"},
+		{"resume", "ks", "web", "--dry-run", "-o", "json"},
+		{"resume", "kustomization", "apps/web", "--dry-run=true"},
+		{"resume", "--dry-run", "web", "--no-unsuspend"},
+	}
+	for _, args := range lines {
+		res := runWith(context.Background(), t, spec, args...)
+		if res.Code != ExitOK {
+			t.Fatalf("%s: exit %d: %v", strings.Join(args, " "), res.Code, res.Err)
+		}
+		// web needs join, left, right and base; side, worker, frontend and
+		// edge are not its ancestors and must not be planned.
+		for _, want := range []string{"apps/web", "infra/join", "infra/left", "infra/right", "infra/base"} {
+			if !plans(res.Stdout, want) {
+				t.Errorf("%s: the plan does not name %s:\n%s", strings.Join(args, " "), want, res.Stdout)
+			}
+		}
+		for _, unwanted := range []string{"infra/side", "apps/worker", "apps/frontend", "apps/edge"} {
+			if plans(res.Stdout, unwanted) {
+				t.Errorf("%s: the plan names %s, which web does not need:\n%s", strings.Join(args, " "), unwanted, res.Stdout)
+			}
+		}
+	}
+	// An empty filter would pass the no-writes check: standup's own reads
+	// must be in the same log.
+	reads := 0
+	for _, e := range auditEvents(t, w)[wit.from:] {
+		if e.UserAgent == standupAgent && (e.Verb == "list" || e.Verb == "get") {
+			reads++
+		}
+	}
+	if reads < len(lines) {
+		t.Fatalf("the audit log shows %d reads by standup for %d runs: the witness sees nothing", reads, len(lines))
+	}
+	wit.assertNoWrites(t)
+	for _, k := range graph {
+		ks := &kustomizev1.Kustomization{}
+		if err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: k.Namespace, Name: k.Name}, ks); err != nil {
+			t.Fatal(err)
+		}
+		if !ks.Spec.Suspend {
+			t.Errorf("Kustomization/%s/%s was resumed by a dry run", k.Namespace, k.Name)
+		}
+	}
+}
+
+// plans reports whether a dry run's plan (text or JSON lines) has a step
+// for the Kustomization NAMESPACE/NAME.
+func plans(stdout, nsName string) bool {
+	ns, name, _ := strings.Cut(nsName, "/")
+	return strings.Contains(stdout, "Kustomization/"+nsName+"\t") ||
+		strings.Contains(stdout, `"namespace":"`+ns+`","name":"`+name+`"`)
+}

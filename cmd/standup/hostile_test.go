@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A Kustomization whose build reads a hostile file fails alone: tiers and
+// audit print what the rest of the checkout gives, name the file on stderr,
+// and exit 1.
+func TestOfflineCommandsRenderAroundAHostileFile(t *testing.T) {
+	bomb, err := os.ReadFile(filepath.Join("..", "..", "internal", "input", "testdata", "alias-bomb.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	ks := func(name string) string {
+		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: " + name + ", namespace: flux-system}\n" +
+			"spec: {interval: 10m, path: ./apps/" + name + ", prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n"
+	}
+	for name, content := range map[string]string{
+		"standup.yaml":        "",
+		"clusters/c/ks.yaml":  ks("good") + "---\n" + ks("bad"),
+		"apps/good/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good, namespace: apps}\n",
+		"apps/bad/bomb.yaml":  string(bomb),
+		"apps/bad/other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad, namespace: apps}\n",
+	} {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "standup: Kustomization/flux-system/bad not rendered: apps/bad/bomb.yaml: document 1: YAML aliases expand the file by more than 100000 nodes"
+	for _, args := range [][]string{
+		{"tiers", "-o", "json"},
+		{"tiers"},
+		{"audit", "-o", "json"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			out, errOut, code := runOffline(t, append(args, "--path", filepath.Join(root, "clusters", "c"), "--no-color")...)
+			if code != ExitFailure {
+				t.Errorf("exit %d, want %d", code, ExitFailure)
+			}
+			if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], want) {
+				t.Errorf("stderr %q, want one line: %s...", errOut, want)
+			}
+			if args[0] == "tiers" && (!strings.Contains(out, "good") || !strings.Contains(out, "bad")) {
+				t.Errorf("stdout %q, want both Kustomizations", out)
+			}
+			if args[0] == "audit" && !strings.Contains(out, `"kustomizations": 1`) {
+				t.Errorf("stdout %q, want the good Kustomization audited", out)
+			}
+		})
+	}
+}

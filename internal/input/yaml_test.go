@@ -1,0 +1,119 @@
+package input
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// nested returns a flow sequence nested n levels deep.
+func nested(n int) string {
+	return strings.Repeat("[", n) + strings.Repeat("]", n) + "\n"
+}
+
+// wide returns a flow mapping of n keys, on line 1.
+func wide(n int) string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d: v", i)
+	}
+	return "{" + strings.Join(keys, ", ") + "}\n"
+}
+
+// fixture reads a file of testdata.
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestCheckYAML(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		// want is a part of the reason, "" when the data passes.
+		want string
+	}{
+		{name: "manifest", data: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n"},
+		{name: "a few aliases", data: fixture(t, "anchors.yaml")},
+		{name: "empty", data: ""},
+		{name: "comments only", data: "# nothing\n---\n# here\n"},
+		{name: "not YAML", data: "\x00\x01\x02 [unclosed: {\n"},
+		{name: "undefined alias", data: "a: *nowhere\n"},
+		{name: "alias bomb", data: fixture(t, "alias-bomb.yaml"), want: "document 1: YAML aliases expand the file by more than 100000 nodes"},
+		{name: "alias bomb in a later document", data: "a: 1\n---\n" + fixture(t, "alias-bomb.yaml"), want: "document 2: YAML aliases"},
+		{name: "alias inside its own anchor", data: "a: &a [1, *a]\n", want: "alias *a is inside its own anchor"},
+		{name: "merge of its own anchor", data: "a: &a {b: 1, c: {<<: *a}}\n", want: "inside its own anchor"},
+		{name: "deep but within the limit", data: nested(MaxDepth - 1)},
+		{name: "deep", data: nested(MaxDepth + 1), want: "nested deeper than 1000 levels"},
+		{name: "deep once an alias is expanded", data: "a: &a " + nested(600) + "b: " + strings.Repeat("[", 500) + "*a" + strings.Repeat("]", 500) + "\n", want: "once alias *a is expanded"},
+		{name: "wide mapping within the limit", data: wide(20_000)},
+		{name: "wide mapping", data: wide(50_001), want: "mappings too wide: the widest has 50001 keys (line 1)"},
+		{name: "wide mapping repeated by an alias", data: "a: &a " + wide(25_000) + "b: *a\n", want: "mappings too wide: the widest has 25000 keys"},
+		{name: "many aliases of a small mapping", data: "a: &a " + wide(50) + "b: [" + strings.Repeat("*a, ", 1499) + "*a]\n", want: "YAML aliases expand the file by more than 100000 nodes"},
+		{name: "many nodes", data: "[" + strings.Repeat("1,", MaxNodes) + "1]\n", want: "more than 1000000 YAML nodes in the file; split it"},
+		{name: "many nodes over documents", data: strings.Repeat("["+strings.Repeat("1,", MaxNodes/4)+"1]\n---\n", 4), want: "document 4: more than 1000000 YAML nodes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckYAML("apps/x.yaml", []byte(tt.data))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("CheckYAML = %v, want nil", err)
+				}
+				return
+			}
+			lim, ok := IsLimit(err)
+			if !ok {
+				t.Fatalf("CheckYAML = %v, want a *LimitError", err)
+			}
+			if lim.File != "apps/x.yaml" || !strings.Contains(lim.Reason, tt.want) {
+				t.Fatalf("CheckYAML = %v, want apps/x.yaml: ...%s...", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+// TestCheckYAMLLinear checks that the alias bomb, nine levels of nine, is
+// measured without being expanded: the memo makes the scan linear.
+func TestCheckYAMLLinear(t *testing.T) {
+	// Twenty levels of nine would be 1.2e19 nodes: beyond an int64 too.
+	var b strings.Builder
+	b.WriteString(`a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n")
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d,", i-1), 9), ","))
+	}
+	allocs := testing.AllocsPerRun(3, func() {
+		if _, ok := IsLimit(CheckYAML("x.yaml", []byte(b.String()))); !ok {
+			t.Fatal("a bomb of twenty levels passed")
+		}
+	})
+	if allocs > 10_000 {
+		t.Fatalf("%.0f allocations for a 22-line file: the scan expands aliases", allocs)
+	}
+}
+
+func FuzzCheckYAML(f *testing.F) {
+	f.Add([]byte(fixture(f, "alias-bomb.yaml")))
+	f.Add([]byte(fixture(f, "anchors.yaml")))
+	f.Add([]byte("a: &a [1, *a]\n"))
+	f.Add([]byte("a: &a {b: 1}\nc: {<<: [*a, *a]}\n---\nd: *a\n"))
+	f.Add([]byte(nested(40)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := CheckYAML("f.yaml", data)
+		if err == nil {
+			return
+		}
+		if lim, ok := IsLimit(err); !ok || lim.File != "f.yaml" || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("CheckYAML = %q, want a one-line *LimitError naming f.yaml", err)
+		}
+	})
+}

@@ -124,7 +124,7 @@ func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 			return nil, fmt.Errorf("kustomization generation failed: %w", err)
 		}
 	}
-	fs := &recordingFS{FileSystem: securefs.MakeFsInMemory(b.disk), root: b.root}
+	fs := &recordingFS{FileSystem: newOverlayFS(b.disk), root: b.root}
 	if err := fs.WriteFile(kfile, data); err != nil {
 		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}

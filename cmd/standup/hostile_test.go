@@ -40,6 +40,7 @@ func TestOfflineCommandsRenderAroundAHostileFile(t *testing.T) {
 		{"tiers", "-o", "json"},
 		{"tiers"},
 		{"audit", "-o", "json"},
+		{"audit"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			out, errOut, code := runOffline(t, append(args, "--path", filepath.Join(root, "clusters", "c"), "--no-color")...)
@@ -52,8 +53,11 @@ func TestOfflineCommandsRenderAroundAHostileFile(t *testing.T) {
 			if args[0] == "tiers" && (!strings.Contains(out, "good") || !strings.Contains(out, "bad")) {
 				t.Errorf("stdout %q, want both Kustomizations", out)
 			}
-			if args[0] == "audit" && !strings.Contains(out, `"kustomizations": 1`) {
-				t.Errorf("stdout %q, want the good Kustomization audited", out)
+			if len(args) == 3 && args[0] == "audit" && (!strings.Contains(out, `"kustomizations": 1`) || !strings.Contains(out, `"failed": 1`) || !strings.Contains(out, `"unrendered": 0`)) {
+				t.Errorf("stdout %q, want the good Kustomization audited and the bad one counted as failed, not unrendered", out)
+			}
+			if len(args) == 1 && args[0] == "audit" && (!strings.Contains(out, "1 not audited: their build failed") || strings.Contains(out, "another source")) {
+				t.Errorf("stdout %q, want the summary to say the bad build failed, not that it builds from another source", out)
 			}
 		})
 	}

@@ -105,6 +105,9 @@ func auditSummary(r *audit.Report, st Styles) string {
 		// A clean verdict must not read as covering what was not audited.
 		scope += fmt.Sprintf("; %d not audited: they build from another source", r.Unrendered)
 	}
+	if r.Failed > 0 {
+		scope += fmt.Sprintf("; %d not audited: their build failed (see above)", r.Failed)
+	}
 	switch {
 	case r.Errors() > 0:
 		return fmt.Sprintf("%s %s, %s\n", st.Fail.Render("✗"), plural(r.Errors(), "error"), scope)

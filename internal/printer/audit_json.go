@@ -26,6 +26,7 @@ type auditCounts struct {
 	Kustomizations int `json:"kustomizations"`
 	Objects        int `json:"objects"`
 	Unrendered     int `json:"unrendered"`
+	Failed         int `json:"failed"`
 	Errors         int `json:"errors"`
 	Warnings       int `json:"warnings"`
 }
@@ -34,7 +35,7 @@ func writeAuditJSON(w io.Writer, r *audit.Report) error {
 	doc := auditDocument{
 		SchemaVersion: AuditSchemaVersion,
 		Path:          r.Path,
-		Summary:       auditCounts{Kustomizations: r.Kustomizations, Objects: r.Objects, Unrendered: r.Unrendered, Errors: r.Errors(), Warnings: r.Warnings()},
+		Summary:       auditCounts{Kustomizations: r.Kustomizations, Objects: r.Objects, Unrendered: r.Unrendered, Failed: r.Failed, Errors: r.Errors(), Warnings: r.Warnings()},
 		Hazards:       nonNil(r.Hazards),
 		Kinds:         nonNil(r.Kinds),
 		Notes:         nonNil(r.Notes),

@@ -25,6 +25,9 @@ type Report struct {
 	// Unrendered counts the Kustomizations of the graph that build from
 	// another source: not rendered offline, so not audited.
 	Unrendered int `json:"unrendered"`
+	// Failed counts the Kustomizations whose build was refused (a file over
+	// a limit of bounded input, render.Result.Failed): not audited either.
+	Failed int `json:"failed"`
 	// Kinds lists every kind each Kustomization applies and its origin,
 	// sorted by Kustomization, group and kind.
 	Kinds []KindUse `json:"kinds"`
@@ -65,8 +68,13 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Path: res.Path, Kustomizations: len(ix.order), Kinds: []KindUse{}, Notes: slices.Clone(res.Warnings)}
+	failed := map[tiers.ID]bool{}
+	for _, f := range res.Failed {
+		failed[f.ID] = true
+	}
+	r.Failed = len(failed)
 	for _, o := range res.Objects {
-		if _, rendered := res.Rendered[o.ID]; o.ID.Kind == render.KindKustomization && !rendered {
+		if _, rendered := res.Rendered[o.ID]; o.ID.Kind == render.KindKustomization && !rendered && !failed[o.ID] {
 			r.Unrendered++
 		}
 	}

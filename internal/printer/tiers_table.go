@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -60,11 +61,7 @@ func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
 		mark = cell{text: state.mark(), style: &st.Warning}
 		reason = cell{text: "external: no object", style: &st.Dim}
 	case stateOffline:
-		path = cell{text: n.Path, style: &st.Dim}
-		if n.Path == "" && n.AppliedBy != nil {
-			// A HelmRelease has no path: show the Kustomization that applies it.
-			path.text = "via " + n.AppliedBy.Namespace + "/" + n.AppliedBy.Name
-		}
+		path = cell{text: pathText(n), style: &st.Dim}
 	default:
 		mark = cell{text: state.mark(), style: stateStyle(state, st)}
 		if n.Ready != nil {
@@ -85,6 +82,21 @@ func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
 		path,
 		{text: dependsOnText(n, mixed)},
 	}
+}
+
+// pathText is the PATH of an offline node: spec.path, or "./" for a
+// Kustomization without one (Flux's default, the root of the source), or,
+// for a HelmRelease, which has no path, the Kustomization that applies it.
+func pathText(n TierNode) string {
+	switch {
+	case n.Path != "":
+		return n.Path
+	case n.Kind == flux.KindKustomization:
+		return "./"
+	case n.AppliedBy != nil:
+		return "via " + n.AppliedBy.Namespace + "/" + n.AppliedBy.Name
+	}
+	return ""
 }
 
 func stateStyle(s nodeState, st Styles) *lipgloss.Style {

@@ -281,3 +281,29 @@ func TestEmptyReport(t *testing.T) {
 		t.Errorf("table = %q, want %q", out.String(), want)
 	}
 }
+
+// The PATH column of an offline table shows what Flux builds: a
+// Kustomization without spec.path builds the root of its source ("./"), not
+// the Kustomization that applies it.
+func TestOfflinePathText(t *testing.T) {
+	via := &Ref{Kind: flux.KindKustomization, Namespace: "flux-system", Name: "crds"}
+	tests := []struct {
+		name string
+		node TierNode
+		want string
+	}{
+		{"kustomization with path", TierNode{Ref: Ref{Kind: flux.KindKustomization}, Path: "./apps", AppliedBy: via}, "./apps"},
+		{"kustomization without path", TierNode{Ref: Ref{Kind: flux.KindKustomization}, AppliedBy: via}, "./"},
+		{"root kustomization without path", TierNode{Ref: Ref{Kind: flux.KindKustomization}}, "./"},
+		{"helmrelease", TierNode{Ref: Ref{Kind: flux.KindHelmRelease}, AppliedBy: via}, "via flux-system/crds"},
+		{"helmrelease of the path", TierNode{Ref: Ref{Kind: flux.KindHelmRelease}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cells := nodeCells(TiersReport{}, tt.node, false, Styles{})
+			if got := cells[5].text; got != tt.want {
+				t.Errorf("PATH = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

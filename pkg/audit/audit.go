@@ -112,10 +112,10 @@ func (ix *index) auditKinds(ks tiers.ID, manifests []render.Manifest, opts Optio
 		}
 		counts[gk]++
 		if v.code != "" {
-			hazards = append(hazards, kindHazard(v, gk, placed{ks: ks, obj: objectOf(m.Object), file: m.File}, opts))
+			hazards = append(hazards, kindHazard(v, gk, placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}, opts))
 		}
 		if isFlux(gk) && m.Object.GetNamespace() == "" {
-			hazards = append(hazards, namespaceHazard(placed{ks: ks, obj: objectOf(m.Object), file: m.File}))
+			hazards = append(hazards, namespaceHazard(placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}))
 		}
 	}
 	uses := make([]KindUse, 0, len(verdicts))

@@ -38,6 +38,45 @@ func TestAudit(t *testing.T) {
 		kss:     []ks{{name: "a", objects: objects(cmap(nil), obj("apps/v1", "Deployment", "default/d"), obj("kustomize.toolkit.fluxcd.io/v1", "Kustomization", "flux-system/b"), obj("source.toolkit.fluxcd.io/v1", "GitRepository", "flux-system/r"), crd("example.com", "Thing"), obj("apiregistration.k8s.io/v1", "APIService", "v1.example.com"))}},
 		origins: map[string]Origin{"a ConfigMap": OriginBuiltin, "a Deployment": OriginBuiltin, "a Kustomization": OriginFlux, "a GitRepository": OriginFlux, "a CustomResourceDefinition": OriginBuiltin, "a APIService": OriginBuiltin},
 	}, {
+		// source-watcher's ArtifactGenerator is outside toolkit.fluxcd.io.
+		name: "flux extension kinds",
+		kss: []ks{{name: "a", objects: objects(
+			obj("source.extensions.fluxcd.io/v1beta1", "ArtifactGenerator", "flux-system/g"),
+			obj("source.toolkit.fluxcd.io/v1", "ExternalArtifact", "flux-system/e"),
+			obj("image.toolkit.fluxcd.io/v1beta2", "ImagePolicy", "flux-system/p"),
+			obj("notification.toolkit.fluxcd.io/v1", "Receiver", "flux-system/rc"),
+			obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "flux-system/h"))}},
+		origins: map[string]Origin{"a ArtifactGenerator": OriginFlux, "a ExternalArtifact": OriginFlux, "a ImagePolicy": OriginFlux, "a Receiver": OriginFlux, "a HelmRelease": OriginFlux},
+	}, {
+		// Kustomize gives objects of kinds it does not know the namespace of
+		// the kustomization; the API server drops it for a cluster-scoped
+		// kind, as it does for a built-in one whose file sets a namespace.
+		name: "cluster-scoped objects are named without a namespace",
+		kss: []ks{
+			{name: "crds", objects: objects(obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "gadgets.example.com",
+				"spec", map[string]any{"group": "example.com", "scope": "Cluster", "names": map[string]any{"kind": "Gadget"}}))},
+			{name: "app", objects: objects(obj("example.com/v1", "Gadget", "default/g"),
+				obj("rbac.authorization.k8s.io/v1", "ClusterRole", "default/r", "rules", []any{map[string]any{"verbs": []any{"${VERB}"}}}),
+				obj("v1", "ConfigMap", "default/c", "data", map[string]any{"k": "${V}"}))},
+		},
+		want: []string{
+			"MISSING_EDGE error app Gadget/g provider=crds",
+			"LITERAL_SUBSTITUTION_TOKEN warning app ClusterRole/r",
+			"LITERAL_SUBSTITUTION_TOKEN warning app ConfigMap/default/c",
+		},
+	}, {
+		// A CDI given a namespace by kustomize still matches a health check
+		// that names it without one, once its CRD says it is cluster-scoped.
+		name: "health check on a cluster-scoped trigger that kustomize namespaced",
+		kss: []ks{
+			{name: "operators", checks: []string{"apiextensions.k8s.io/v1 CustomResourceDefinition cdis.cdi.kubevirt.io"}, objects: objects(
+				obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "cdis.cdi.kubevirt.io",
+					"spec", map[string]any{"group": "cdi.kubevirt.io", "scope": "Cluster", "names": map[string]any{"kind": "CDI"}}))},
+			{name: "config", deps: []string{"operators"}, checks: []string{"cdi.kubevirt.io/v1beta1 CDI cdi"},
+				objects: objects(obj("cdi.kubevirt.io/v1beta1", "CDI", "cdi-system/cdi"))},
+			{name: "vms", deps: []string{"config"}, objects: objects(volume())}},
+		cfg: cdiConfig,
+	}, {
 		name:    "CRD in the same Kustomization",
 		kss:     []ks{{name: "a", objects: objects(widgetCRD(), widget())}},
 		origins: map[string]Origin{"a Widget": OriginSamePass},

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -12,6 +13,11 @@ import (
 // (kustomize, source, helm, notification, image automation), installed with
 // Flux itself.
 const fluxGroupSuffix = ".toolkit.fluxcd.io"
+
+// fluxExtensionGroups are Flux's groups outside toolkit.fluxcd.io: the
+// optional source-watcher component's ArtifactGenerator, installed with Flux
+// when it is enabled (its ExternalArtifact is in source.toolkit.fluxcd.io).
+var fluxExtensionGroups = []string{"source.extensions.fluxcd.io"}
 
 // builtinKinds is every group/kind a Kubernetes API server serves without a
 // CRD: client-go's scheme, apiextensions' (CustomResourceDefinition), and the
@@ -31,4 +37,6 @@ var builtinKinds = sync.OnceValue(func() map[GroupKind]bool {
 func isBuiltin(gk GroupKind) bool { return builtinKinds()[gk] }
 
 // isFlux reports whether gk is one of Flux's own kinds.
-func isFlux(gk GroupKind) bool { return strings.HasSuffix(gk.Group, fluxGroupSuffix) }
+func isFlux(gk GroupKind) bool {
+	return strings.HasSuffix(gk.Group, fluxGroupSuffix) || slices.Contains(fluxExtensionGroups, gk.Group)
+}

@@ -36,8 +36,10 @@ type placed struct {
 // each CRD, each trigger object and each HelmRelease, and what the
 // Kustomizations and standup.yaml say.
 type index struct {
-	res  *render.Result
-	objs map[tiers.ID]flux.Object
+	res *render.Result
+	// clusterScoped holds the kinds a rendered CRD declares cluster-scoped.
+	clusterScoped map[GroupKind]bool
+	objs          map[tiers.ID]flux.Object
 	// order lists the rendered Kustomizations, sorted.
 	order []tiers.ID
 	// crds maps a kind to the CRDs defining it, by Kustomization order.
@@ -74,6 +76,7 @@ func newIndex(res *render.Result, cfg *Config) *index {
 		external: map[GroupKind][]tiers.ID{},
 		graph:    newAncestry(res.Objects),
 	}
+	ix.clusterScoped = clusterScopedCRDs(res)
 	for _, o := range res.Objects {
 		ix.objs[o.ID] = o
 		if def, ok := res.Definitions[o.ID]; ok && o.ID.Kind == render.KindKustomization {
@@ -112,7 +115,7 @@ func newIndex(res *render.Result, cfg *Config) *index {
 // add indexes one rendered object of Kustomization ks.
 func (ix *index) add(ks tiers.ID, m render.Manifest) {
 	gk := groupKindOf(m.Object)
-	p := placed{ks: ks, obj: objectOf(m.Object), file: m.File, cluster: ix.cluster[ks]}
+	p := placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File, cluster: ix.cluster[ks]}
 	switch gk {
 	case GroupKind{Group: crdGroup, Kind: crdKind}:
 		group, _, _ := unstructured.NestedString(m.Object.Object, "spec", "group")

@@ -153,3 +153,58 @@ func BenchmarkRenderLargeConfigMap(b *testing.B) {
 		}
 	}
 }
+
+// scaleRepo writes a repository of n Flux Kustomizations, one file each
+// under clusters/c (applied by the flux-system Kustomization that builds
+// clusters/c), each building apps/kI of one ConfigMap. Kustomization kI
+// depends on k(I-1), a chain, and on k(I/2).
+func scaleRepo(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	files := map[string]string{
+		"standup.yaml": "apiVersion: standup.kubestandup.io/v1alpha1\nkind: Config\n",
+		"clusters/c/flux-system.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: flux-system, namespace: flux-system}
+spec: {interval: 10m, path: ./clusters/c, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
+`,
+	}
+	for i := range n {
+		ks := fmt.Sprintf(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: k%d, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps/k%d
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+`, i, i)
+		if i > 0 {
+			ks += fmt.Sprintf("  dependsOn: [{name: k%d}, {name: k%d}]\n", i-1, i/2)
+		}
+		files[fmt.Sprintf("clusters/c/k%d.yaml", i)] = ks
+		files[fmt.Sprintf("apps/k%d/cm.yaml", i)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: k%d, namespace: apps}\ndata: {key: value-%d}\n", i, i)
+	}
+	writeFiles(b, dir, files)
+	return dir
+}
+
+// BenchmarkLoadScale loads repositories of 500 to 4,000 Kustomizations of one
+// ConfigMap each: the time per Kustomization should stay about flat.
+func BenchmarkLoadScale(b *testing.B) {
+	for _, n := range []int{500, 1000, 2000, 4000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir := scaleRepo(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := Load(context.Background(), Options{Path: filepath.Join(dir, "clusters", "c")})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Objects) != n+1 || len(res.Rendered) != n+1 {
+					b.Fatalf("%d objects, %d rendered, want %d", len(res.Objects), len(res.Rendered), n+1)
+				}
+			}
+		})
+	}
+}

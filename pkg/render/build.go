@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
@@ -43,6 +44,9 @@ type builder struct {
 	// every .sourceignore of the repository.
 	ignored gitignore.Matcher
 	domain  []string
+	// last is the latest build, which the flux-system Kustomization of a
+	// bootstrapped cluster repeats at once.
+	last lastBuild
 }
 
 // newBuilder returns a builder for the repository at root (absolute).
@@ -124,12 +128,17 @@ func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 			return nil, fmt.Errorf("kustomization generation failed: %w", err)
 		}
 	}
+	key := buildKey{dir: dir, kfile: kfile, data: string(data), addedOrigin: addedOrigin}
+	if res := b.last.get(key); res != nil {
+		return res, nil
+	}
 	fs := &recordingFS{FileSystem: newOverlayFS(b.disk), root: b.root}
 	if err := fs.WriteFile(kfile, data); err != nil {
 		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
 	exact := kus.OpenAPI != nil || len(kus.Crds) > 0
-	m, err := runKustomize(fs, dir, exact)
+	var rs []*resource.Resource
+	printed := captureOutput(func() { rs, err = b.kustomize(fs, dir, kfile, &kus, exact) })
 	if fs.limit != nil {
 		// Whatever kustomize made of the refusal (it tries a file it cannot
 		// read as a directory next), the file is the cause.
@@ -138,11 +147,18 @@ func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 	if err != nil {
 		return nil, b.diagnose(dir, fs.reads, fmt.Errorf("kustomize build failed: %w", err))
 	}
-	res, err := b.collect(m, dir, addedOrigin)
+	res, err := b.collect(rs, dir, addedOrigin)
 	if err != nil {
 		return nil, err
 	}
 	res.remote = fs.remote
+	res.warnings = fs.warnings
+	for _, line := range printed {
+		if !isDeprecation(line) { // already named by file, from recordingFS
+			res.warnings = append(res.warnings, b.rel(dir)+": "+line+" (kustomize)")
+		}
+	}
+	b.last.put(key, res)
 	return res, nil
 }
 
@@ -153,22 +169,36 @@ type buildResult struct {
 	sops []Manifest
 	// remote lists the remote resources not fetched, as "file: remote resource URL".
 	remote []string
+	// warnings are what kustomize printed during the build, naming the file.
+	warnings []string
 }
 
-// built is one object of a build: the manifest and the YAML kustomize
-// rendered for it, the very text kustomize-controller runs postBuild
-// substitution on (so that an unquoted "${PORT}" turns into a number exactly
-// when it does in Flux).
+// built is one object of a build: the manifest and the JSON kustomize
+// rendered for it, from which toYAML makes the very text kustomize-controller
+// runs postBuild substitution on (so that an unquoted "${PORT}" turns into a
+// number exactly when it does in Flux).
 type built struct {
 	Manifest
-	yaml []byte
+	json []byte
+}
+
+// toYAML returns the YAML of the object as kustomize renders it (r.AsYAML(),
+// without a second MarshalJSON). Only postBuild needs it: converting every
+// object of every build took a fifth of the time of a repository without
+// postBuild.
+func (b built) toYAML() ([]byte, error) {
+	data, err := sigsyaml.JSONToYAML(b.json)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", orUnknown(b.File), err)
+	}
+	return data, nil
 }
 
 // collect turns a build result into manifests, mirroring the checks that
 // kustomize-controller makes on every resource, and sets SOPS documents aside.
-func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) (*buildResult, error) {
+func (b *builder) collect(rs []*resource.Resource, dir string, stripOrigin bool) (*buildResult, error) {
 	res := &buildResult{}
-	for _, r := range m.Resources() {
+	for _, r := range rs {
 		file := ""
 		if origin, err := r.GetOrigin(); err == nil && origin != nil {
 			file = b.originFile(dir, origin.Repo, origin.Path, origin.ConfiguredIn)
@@ -194,11 +224,7 @@ func (b *builder) collect(m resmap.ResMap, dir string, stripOrigin bool) (*build
 			res.sops = append(res.sops, Manifest{Object: u, File: file})
 			continue
 		}
-		data, err := sigsyaml.JSONToYAML(js) // r.AsYAML(), without a second MarshalJSON
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", orUnknown(file), err)
-		}
-		res.objects = append(res.objects, built{Manifest: Manifest{Object: u, File: file}, yaml: data})
+		res.objects = append(res.objects, built{Manifest: Manifest{Object: u, File: file}, json: js})
 	}
 	return res, nil
 }
@@ -306,6 +332,8 @@ type recordingFS struct {
 	mu     sync.Mutex
 	reads  []string
 	remote []string
+	// warnings are the deprecation warnings of the kustomization files read.
+	warnings []string
 	// limit is the first file refused by boundedFS.
 	limit *input.LimitError
 }
@@ -322,13 +350,15 @@ func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 	if err != nil || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
 		return data, err
 	}
+	rel, relErr := filepath.Rel(fs.root, path)
+	if relErr != nil {
+		rel = path
+	}
+	rel = filepath.ToSlash(rel)
+	fs.warnings = append(fs.warnings, deprecations(rel, data)...)
 	local, remote := withoutRemote(data)
 	for _, r := range remote {
-		rel, err := filepath.Rel(fs.root, path)
-		if err != nil {
-			rel = path
-		}
-		fs.remote = append(fs.remote, filepath.ToSlash(rel)+": "+r)
+		fs.remote = append(fs.remote, rel+": "+r)
 	}
 	return local, nil
 }

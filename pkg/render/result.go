@@ -81,6 +81,7 @@ func (l *loader) warn(msgs ...string) {
 // noteSkipped notes what a build left out: SOPS-encrypted documents and
 // remote resources.
 func (l *loader) noteSkipped(out *buildResult) {
+	l.warn(out.warnings...)
 	for _, r := range out.remote {
 		l.warn(r + " is not fetched offline; skipped")
 	}

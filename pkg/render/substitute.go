@@ -215,7 +215,11 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		if substitutionDisabled(m.Object) {
 			continue
 		}
-		obj, unresolved, err := substitute(m.yaml, vars)
+		data, err := m.toYAML()
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err) // as a failed build says it
+		}
+		obj, unresolved, err := substitute(data, vars)
 		var limit *substituteLimit
 		if errors.As(err, &limit) {
 			return &input.LimitError{File: orUnknown(m.File), Reason: fmt.Sprintf("postBuild substitution of %s: %s; disable it for the object (%s: disabled) or split it",

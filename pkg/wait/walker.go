@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubestandup/standup/pkg/crds"
@@ -352,7 +353,7 @@ func holdsSlot(p Phase) bool { return p == PhaseReconciling || p == PhaseRemedia
 
 func (w *Walker) stepNode(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
 	actions, wake := w.stepPhase(now, id, obj, st)
-	if st.phase == PhaseReconciling && !st.askedAgain && st.token != "" && !RequestHandled(obj, st.token) {
+	if st.phase == PhaseReconciling && !st.askedAgain && st.token != "" && (!RequestHandled(obj, st.token) || leftInProgress(obj, st.token)) {
 		// Wake up to ask again even if nothing is observed meanwhile.
 		if at := st.quietSince.Add(w.opts.AskAgainAfter); at.After(now) {
 			wake = earliest(wake, at)
@@ -472,7 +473,7 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 		return nil, time.Time{}
 	}
 	if !RequestHandled(obj, st.token) {
-		return w.askAgain(now, id, obj, st)
+		return w.askAgain(now, id, obj, st, "kustomize-controller has not acknowledged the request")
 	}
 	if w.readySelf(obj) {
 		w.set(now, id, st, PhaseCRDs, "Ready", readyMessage(obj))
@@ -500,15 +501,30 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 		st.retryAt = time.Time{}
 		return []Action{w.request(now, id, st, false)}, st.deadline
 	}
+	if leftInProgress(obj, st.token) {
+		return w.askAgain(now, id, obj, st, "kustomize-controller handled the request but left the Kustomization in progress")
+	}
 	w.note(now, id, st, c.Reason, c.Message)
 	return nil, st.deadline
 }
 
+// leftInProgress reports a request kustomize-controller marked handled
+// while Ready is still Unknown ("Reconciliation in progress"). A reconcile
+// that ends writes Ready True or False along with the handled request; one
+// whose status writes failed part-way (an API server restart: "failed to
+// update status: timed out waiting for the condition") can leave this
+// state, and the controller then waits for the next interval (10 m). A
+// healthy controller never leaves it, so asking again costs nothing there.
+func leftInProgress(obj flux.Object, token string) bool {
+	return RequestHandled(obj, token) && (obj.Ready == nil || obj.Ready.Status == string(metav1.ConditionUnknown))
+}
+
 // askAgain repeats, once, a request kustomize-controller has not
-// acknowledged while the object's status stayed the same for AskAgainAfter:
-// a reconcile it dropped (its final status write failed during an API server
-// restart) would otherwise wait for the Kustomization's next interval.
-func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+// acknowledged, or has acknowledged but left in progress (leftInProgress),
+// while the object's status stayed the same for AskAgainAfter: a reconcile
+// it dropped (its status writes failed during an API server restart) would
+// otherwise wait for the Kustomization's next interval.
+func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeState, why string) ([]Action, time.Time) {
 	if st.changed {
 		st.quietSince, st.changed = now, false
 	}
@@ -519,7 +535,7 @@ func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 		return nil, st.deadline // stepNode wakes the node in time
 	}
 	st.askedAgain = true
-	w.note(now, id, st, "Unacknowledged", fmt.Sprintf("kustomize-controller has not acknowledged the request for %s; asking again", w.opts.AskAgainAfter))
+	w.note(now, id, st, "Unacknowledged", fmt.Sprintf("%s, and nothing changed for %s; asking again", why, w.opts.AskAgainAfter))
 	return []Action{w.request(now, id, st, obj.Suspended)}, st.deadline
 }
 

@@ -470,6 +470,54 @@ func TestWalkerAsksAgainWhenARequestGoesUnacknowledged(t *testing.T) {
 	phase(t, w, "a", PhaseReady)
 }
 
+// kustomize-controller can mark the request handled and leave the node
+// "Reconciliation in progress": its reconcile failed its own status writes
+// during an API server restart ("failed to update status: timed out waiting
+// for the condition") and it waits 10 m for the next try. Seen in CI on
+// TestFaultAPIServerRestartMidResume/graceful_restart.
+func TestWalkerAsksAgainWhenAHandledRequestIsLeftInProgress(t *testing.T) {
+	a := node("a", true)
+	w := newTestWalker(Options{AskAgainAfter: 30 * time.Second, Timeout: 10 * time.Minute}, a)
+	act, _, _ := w.Step(t0)
+	kick := only(t, act, ActionReconcile, "a")
+	stuck := handled(a, kick.Token, "Unknown", "Progressing", "Reconciliation in progress")
+	stuck.ObservedGeneration = -1
+	w.ObserveKustomization(stuck)
+	act, _, _ = w.Step(t0.Add(10 * time.Second))
+	none(t, act)
+	act, _, next := w.Step(t0.Add(35 * time.Second)) // quiet for 25 s only
+	none(t, act)
+	if next.After(t0.Add(40 * time.Second)) {
+		t.Fatalf("next wake = %s, want no later than 30 s after the last change (40 s)", next.Sub(t0))
+	}
+	act, _, _ = w.Step(t0.Add(41 * time.Second))
+	again := only(t, act, ActionReconcile, "a")
+	if again.Token == kick.Token {
+		t.Fatal("asked again with the same token")
+	}
+	// Once only, and the node goes Ready on the repeated request.
+	w.ObserveKustomization(handled(a, again.Token, "Unknown", "Progressing", "Reconciliation in progress"))
+	act, _, _ = w.Step(t0.Add(5 * time.Minute))
+	none(t, act)
+	w.ObserveKustomization(readyAt(a, again.Token))
+	w.Step(t0.Add(5*time.Minute + time.Second))
+	phase(t, w, "a", PhaseReady)
+}
+
+// A handled request whose reconcile ended (Ready True or False) is never
+// repeated, however long the status stays the same.
+func TestWalkerDoesNotAskAgainWhenAHandledRequestEnded(t *testing.T) {
+	a := node("a", false)
+	w := newTestWalker(Options{AskAgainAfter: 30 * time.Second, Timeout: 10 * time.Minute}, a)
+	act, _, _ := w.Step(t0)
+	kick := only(t, act, ActionReconcile, "a")
+	w.ObserveKustomization(handled(a, kick.Token, "False", "ReconciliationFailed", "apply failed: connection refused"))
+	for _, at := range []time.Duration{31 * time.Second, 2 * time.Minute, 9 * time.Minute} {
+		act, _, _ = w.Step(t0.Add(at))
+		none(t, act)
+	}
+}
+
 // A request acknowledged in time is never repeated.
 func TestWalkerDoesNotAskAgainWhenAcknowledged(t *testing.T) {
 	a := node("a", false)

@@ -1,0 +1,118 @@
+package render
+
+import (
+	"bytes"
+	"path/filepath"
+	"reflect"
+
+	"sigs.k8s.io/kustomize/api/resource"
+	kustypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// chunkSize is the number of resource files a chunked build hands to one
+// kustomize run. kustomize checks each resource it adds against every one
+// added before (resWrangler.Append scans its list, parsing each object's
+// GVK again), so a build's time grows with the square of its resources: a
+// cluster directory of 2,000 Kustomization files took seconds. Chunks keep
+// that square small.
+const chunkSize = 64
+
+// kustomize runs kustomize on dir, whose kustomization file kfile (already
+// written to fs) is kus, and returns the resources built. A plain
+// kustomization (nothing but files among its resources: no transformers,
+// generators, components or directories) with many resources is built in
+// chunks of files (see chunkSize): for such a kustomization, kustomize's
+// result is the union of the results of its files, and the one check across
+// files, that no two resources share an ID, is made here. Whatever the
+// chunks cannot reproduce exactly (a failure, a refused file, a duplicate
+// ID, a resource that kustomize would hash or drop) falls back to the one
+// build, so results and errors are kustomize's own.
+func (b *builder) kustomize(fs *recordingFS, dir, kfile string, kus *kustypes.Kustomization, exact bool) ([]*resource.Resource, error) {
+	if !exact && b.chunkable(fs, dir, kus) {
+		if rs, ok := b.buildChunks(dir, kfile, kus); ok {
+			return rs, nil
+		}
+	}
+	m, err := runKustomize(fs, dir, exact)
+	if err != nil {
+		return nil, err
+	}
+	return m.Resources(), nil
+}
+
+// chunkable reports whether kus is a plain kustomization of more than
+// chunkSize resources, each a file of dir's tree that kustomize builds as it
+// is: no name-hash annotation (its rename would reach references in other
+// files) and no local-config annotation (such a resource is dropped after
+// the ID check).
+func (b *builder) chunkable(fs filesys.FileSystem, dir string, kus *kustypes.Kustomization) bool {
+	if len(kus.Resources) <= chunkSize {
+		return false
+	}
+	rest := *kus
+	rest.TypeMeta, rest.Resources, rest.BuildMetadata = kustypes.TypeMeta{}, nil, nil
+	if !reflect.DeepEqual(rest, kustypes.Kustomization{}) {
+		return false
+	}
+	for _, r := range kus.Resources {
+		path := filepath.Join(dir, r)
+		if !filepath.IsLocal(r) || !fs.Exists(path) || fs.IsDir(path) {
+			return false
+		}
+		data, err := b.disk.ReadFile(path)
+		if err != nil || bytes.Contains(data, []byte("needs-hash")) || bytes.Contains(data, []byte("local-config")) {
+			return false
+		}
+	}
+	return true
+}
+
+// buildChunks builds kus's resources chunkSize files at a time, each chunk
+// with kus's own settings, and returns the resources in order. It returns
+// false when a chunk fails, a file is refused or read from the network, or
+// two resources of different chunks share an ID.
+func (b *builder) buildChunks(dir, kfile string, kus *kustypes.Kustomization) ([]*resource.Resource, bool) {
+	var all []*resource.Resource
+	seen := idSet{}
+	for start := 0; start < len(kus.Resources); start += chunkSize {
+		chunk := *kus
+		chunk.Resources = kus.Resources[start:min(start+chunkSize, len(kus.Resources))]
+		data, err := sigsyaml.Marshal(chunk)
+		if err != nil {
+			return nil, false
+		}
+		fs := &recordingFS{FileSystem: newOverlayFS(b.disk), root: b.root}
+		if err := fs.WriteFile(kfile, data); err != nil {
+			return nil, false
+		}
+		m, err := runKustomize(fs, dir, false)
+		if err != nil || fs.limit != nil || len(fs.remote) > 0 {
+			return nil, false
+		}
+		rs := m.Resources()
+		for _, r := range rs {
+			if !seen.add(r) {
+				return nil, false
+			}
+		}
+		all = append(all, rs...)
+	}
+	return all, true
+}
+
+// idSet holds resource IDs the way kustomize compares them (group, version,
+// kind, name and effective namespace: "" and "default" are one).
+type idSet map[[5]string]bool
+
+// add adds r's current ID and reports whether it was new.
+func (s idSet) add(r *resource.Resource) bool {
+	id := r.CurId()
+	key := [5]string{id.Group, id.Version, id.Kind, id.Name, id.EffectiveNamespace()}
+	if s[key] {
+		return false
+	}
+	s[key] = true
+	return true
+}

@@ -1,0 +1,128 @@
+package render
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	kustypes "sigs.k8s.io/kustomize/api/types"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// TestChunkedBuildMatchesKustomize checks that a plain kustomization of many
+// files builds in chunks to what one kustomize run gives, and that whatever
+// the chunks cannot reproduce (an ID in two chunks, a transformer, a
+// name-hash or local-config annotation) gives kustomize's own result or error.
+func TestChunkedBuildMatchesKustomize(t *testing.T) {
+	const n = 3*chunkSize + 5
+	tests := []struct {
+		name string
+		// edit changes the files and the kustomization before the build.
+		edit func(files map[string]string, kus *kustypes.Kustomization)
+		// chunked is whether the chunks are tried.
+		chunked   bool
+		wantError string
+	}{
+		{name: "plain", chunked: true},
+		{name: "origin annotations", chunked: true, edit: func(_ map[string]string, kus *kustypes.Kustomization) {
+			kus.BuildMetadata = []string{kustypes.OriginAnnotations}
+		}},
+		{name: "same ID in two chunks", chunked: true, wantError: "may not add resource with an already registered id", edit: func(files map[string]string, _ *kustypes.Kustomization) {
+			// "" and "default" are one namespace to kustomize.
+			files[fmt.Sprintf("r%d.yaml", n-1)] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-0, namespace: default}\n"
+		}},
+		{name: "name prefix", edit: func(_ map[string]string, kus *kustypes.Kustomization) {
+			kus.NamePrefix = "p-"
+		}},
+		{name: "needs-hash", edit: func(files map[string]string, _ *kustypes.Kustomization) {
+			files["r7.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-7, annotations: {kustomize.config.k8s.io/needs-hash: \"true\"}}\n"
+			files["r150.yaml"] = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {volumes: [{name: v, configMap: {name: cm-7}}], containers: [{name: c, image: x}]}\n"
+		}},
+		{name: "local-config", edit: func(files map[string]string, _ *kustypes.Kustomization) {
+			files["r3.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-3, annotations: {config.kubernetes.io/local-config: \"true\"}}\n"
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{}
+			kus := kustypes.Kustomization{TypeMeta: kustypes.TypeMeta{APIVersion: kustypes.KustomizationVersion, Kind: kustypes.KustomizationKind}}
+			for i := range n {
+				name := fmt.Sprintf("r%d.yaml", i)
+				files[name] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm-%d}\ndata: {k: v}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ns-%d}\n", i, i)
+				kus.Resources = append(kus.Resources, "./"+name)
+			}
+			if tt.edit != nil {
+				tt.edit(files, &kus)
+			}
+			data, err := sigsyaml.Marshal(kus)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			writeFiles(t, dir, files)
+			root, err := canonical(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := newBuilder(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kfile := filepath.Join(root, "kustomization.yaml")
+			var out [2]string
+			var errs [2]string
+			for i, chunk := range []bool{false, true} {
+				fs := &recordingFS{FileSystem: newOverlayFS(b.disk), root: root}
+				if err := fs.WriteFile(kfile, data); err != nil {
+					t.Fatal(err)
+				}
+				if i == 1 && b.chunkable(fs, root, &kus) != tt.chunked {
+					t.Errorf("chunkable = %v, want %v", !tt.chunked, tt.chunked)
+				}
+				var docs []string
+				if chunk {
+					rs, err := b.kustomize(fs, root, kfile, &kus, false)
+					if err != nil {
+						errs[i] = err.Error()
+					}
+					for _, r := range rs {
+						y, err := r.AsYAML()
+						if err != nil {
+							t.Fatal(err)
+						}
+						docs = append(docs, string(y))
+					}
+				} else {
+					m, err := runKustomize(fs, root, false)
+					if err != nil {
+						errs[i] = err.Error()
+					} else {
+						for _, r := range m.Resources() {
+							y, err := r.AsYAML()
+							if err != nil {
+								t.Fatal(err)
+							}
+							docs = append(docs, string(y))
+						}
+					}
+				}
+				slices.Sort(docs) // the order does not matter: Load sorts
+				out[i] = strings.Join(docs, "---\n")
+			}
+			if errs[0] != errs[1] {
+				t.Fatalf("errors differ:\none build: %s\nchunked:   %s", errs[0], errs[1])
+			}
+			if !strings.Contains(errs[0], tt.wantError) || (tt.wantError == "" && errs[0] != "") {
+				t.Fatalf("error %q, want %q", errs[0], tt.wantError)
+			}
+			if out[0] != out[1] {
+				t.Errorf("chunked build differs from one kustomize run:\n%s\n=====\n%s", out[0], out[1])
+			}
+			if tt.wantError == "" && strings.Count(out[0], "kind: ConfigMap") < n-2 {
+				t.Errorf("want about %d ConfigMaps, got:\n%.500s", n, out[0])
+			}
+		})
+	}
+}

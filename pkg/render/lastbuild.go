@@ -1,0 +1,52 @@
+package render
+
+// buildKey says what a build depends on: the directory and the
+// kustomization file Flux's generator made for it (the repository itself is
+// read-only).
+type buildKey struct {
+	dir, kfile, data string
+	// addedOrigin is true when the build adds origin annotations of its own.
+	addedOrigin bool
+}
+
+// lastBuild remembers the latest build. The build of Path is repeated at once
+// by the flux-system Kustomization that builds Path (with the same
+// kustomization file, unless its spec patches or renames), and a cluster
+// directory of thousands of Kustomizations takes long to build.
+type lastBuild struct {
+	key buildKey
+	res *buildResult
+}
+
+// get returns a copy of the result of the build key, or nil.
+func (c *lastBuild) get(key buildKey) *buildResult {
+	if c.res == nil || c.key != key {
+		return nil
+	}
+	return c.res.deepCopy()
+}
+
+// put remembers a copy of res, the result of the build key.
+func (c *lastBuild) put(key buildKey, res *buildResult) {
+	c.key, c.res = key, res.deepCopy()
+}
+
+// deepCopy returns a copy of r whose objects callers may change (postBuild
+// substitution replaces them).
+func (r *buildResult) deepCopy() *buildResult {
+	c := *r
+	c.objects = make([]built, len(r.objects))
+	for i, o := range r.objects {
+		c.objects[i] = built{Manifest: o.Manifest.deepCopy(), json: o.json}
+	}
+	c.sops = make([]Manifest, len(r.sops))
+	for i, m := range r.sops {
+		c.sops[i] = m.deepCopy()
+	}
+	c.remote = append([]string(nil), r.remote...)
+	return &c
+}
+
+func (m Manifest) deepCopy() Manifest {
+	return Manifest{Object: m.Object.DeepCopy(), File: m.File}
+}

@@ -15,26 +15,8 @@ func TestOfflineCommandsRenderAroundAHostileFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := t.TempDir()
-	ks := func(name string) string {
-		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: " + name + ", namespace: flux-system}\n" +
-			"spec: {interval: 10m, path: ./apps/" + name + ", prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n"
-	}
-	for name, content := range map[string]string{
-		"standup.yaml":        "",
-		"clusters/c/ks.yaml":  ks("good") + "---\n" + ks("bad"),
-		"apps/good/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good, namespace: apps}\n",
-		"apps/bad/bomb.yaml":  string(bomb),
-		"apps/bad/other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad, namespace: apps}\n",
-	} {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := hostileCheckout(t)
+	writeFile(bomb)(t, filepath.Join(root, "apps", "bad", "bomb.yaml"))
 	want := "standup: Kustomization/flux-system/bad not rendered: apps/bad/bomb.yaml: document 1: YAML aliases expand the file by more than 100000 nodes"
 	for _, args := range [][]string{
 		{"tiers", "-o", "json"},

@@ -64,15 +64,7 @@ func keepBare(text string, names []string) (string, func(string) string) {
 	if strings.Contains(text, keepOpen) || strings.Contains(text, keepClose) {
 		return escapeBare(text, names), same
 	}
-	plain := map[string]bool{}
-	var odd []string
-	for _, name := range names {
-		if strings.ContainsAny(name, "${}") {
-			odd = append(odd, name)
-			continue
-		}
-		plain[name] = true
-	}
+	plain, odd := splitNames(names)
 	text = bareRef.ReplaceAllStringFunc(text, func(m string) string {
 		// m is a run of $, then {NAME}; run-1 of them stay, escaping each other.
 		if run := strings.IndexByte(m, '{'); run%2 == 1 && plain[m[run+1:len(m)-1]] {
@@ -99,15 +91,7 @@ func escapeBare(text string, names []string) string {
 	if len(names) == 0 {
 		return text
 	}
-	plain := map[string]bool{}
-	var odd []string
-	for _, name := range names {
-		if strings.ContainsAny(name, "${}") {
-			odd = append(odd, name)
-			continue
-		}
-		plain[name] = true
-	}
+	plain, odd := splitNames(names)
 	escape := func(m string) string {
 		// m is a run of $, then {NAME}.
 		if run := strings.IndexByte(m, '{'); run%2 == 1 && plain[m[run+1:len(m)-1]] {
@@ -131,3 +115,17 @@ func escapeBare(text string, names []string) string {
 // bareRef matches a ${NAME} reference and the run of $ before it, for a
 // NAME without $, { or }.
 var bareRef = regexp.MustCompile(`(\$+)\{[^${}]*\}`)
+
+// splitNames separates the names a single pattern can match (plain) from
+// those holding "$", "{" or "}", which need a pattern of their own.
+func splitNames(names []string) (plain map[string]bool, odd []string) {
+	plain = map[string]bool{}
+	for _, name := range names {
+		if strings.ContainsAny(name, "${}") {
+			odd = append(odd, name)
+			continue
+		}
+		plain[name] = true
+	}
+	return plain, odd
+}

@@ -143,7 +143,7 @@ func checkArgs(c *cli.Context) error {
 		return nil
 	}
 	hint := ""
-	if c.Command.Names()[0] == "tiers" || c.Command.Names()[0] == "audit" {
+	if takesValue(c.Command.Flags, "--path") {
 		hint = fmt.Sprintf(" (did you mean --path %s?)", args[0])
 	}
 	return usageErrorf("%s takes no arguments, got %q%s; see standup %s --help", c.Command.FullName(), strings.Join(args, " "), hint, c.Command.FullName())

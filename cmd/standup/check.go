@@ -19,7 +19,6 @@ import (
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/kube"
 	"github.com/kubestandup/standup/pkg/tiers"
-	"github.com/kubestandup/standup/pkg/wait"
 )
 
 // checkOptions are the flags of `standup check`.
@@ -144,7 +143,7 @@ func gatherCheckFacts(ctx context.Context, cl *cluster, namespace string, opts c
 
 func checkNamed(id tiers.ID, names []string) bool {
 	for _, n := range names {
-		if wait.Matches(id, n) {
+		if tiers.Matches(id, n) {
 			return true
 		}
 	}

@@ -18,7 +18,7 @@ import (
 
 // fluxInstalled reports whether the API server serves kustomize.toolkit.fluxcd.io/v1.
 func fluxInstalled(crd *apiextensionsv1.CustomResourceDefinition) bool {
-	if !wait.CRDReady(crd) {
+	if !crds.Established(crd) {
 		return false
 	}
 	for _, v := range crd.Spec.Versions {
@@ -109,7 +109,7 @@ func checkFlux(crd *apiextensionsv1.CustomResourceDefinition) checkResult {
 	switch {
 	case crd == nil:
 		return newCheckResult("flux", checkFail, "Flux is not installed on this cluster (no CustomResourceDefinition "+kustomizationCRD+")", nil)
-	case !wait.CRDReady(crd):
+	case !crds.Established(crd):
 		return newCheckResult("flux", checkFail, "Flux is not installed on this cluster: CustomResourceDefinition "+kustomizationCRD+" is not established", nil)
 	case !fluxInstalled(crd):
 		return newCheckResult("flux", checkFail, "this Flux does not serve kustomize.toolkit.fluxcd.io/v1; standup speaks Flux v2.x (kustomize-controller v1.x)", nil)
@@ -155,7 +155,7 @@ func checkCRDs(present map[string]*apiextensionsv1.CustomResourceDefinition) che
 	var items []checkItem
 	for _, name := range checkSortedKeys(present) {
 		crd := present[name]
-		if wait.CRDReady(crd) {
+		if crds.Established(crd) {
 			continue
 		}
 		id := tiers.ID{Kind: "CustomResourceDefinition", Name: name}
@@ -203,7 +203,7 @@ func checkBundle(f checkFacts) checkResult {
 // checkDryRun finds Kustomizations stuck on a dry-run of a kind whose CRD
 // the cluster lacks, and returns them too.
 func checkDryRun(f checkFacts) (checkResult, map[tiers.ID]bool) {
-	lookup := presenceLookup(f.CRDs)
+	lookup := crds.Presence(mapValues(f.CRDs))
 	stuck := map[tiers.ID]bool{}
 	var items []checkItem
 	for _, o := range f.Kustomizations {
@@ -281,7 +281,7 @@ func checkReady(f checkFacts, names []string) checkResult {
 	for _, name := range names {
 		found := false
 		for _, o := range f.Kustomizations {
-			if !wait.Matches(o.ID, name) {
+			if !tiers.Matches(o.ID, name) {
 				continue
 			}
 			found = true

@@ -10,10 +10,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
@@ -66,7 +66,7 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	if err != nil {
 		return err
 	}
-	lookup := presenceLookup(present)
+	lookup := crds.Presence(mapValues(present))
 	var stuck []crds.Diagnosis
 	for _, o := range objs {
 		if d, ok := crds.Diagnose(o, lookup, bundle); ok && d.Deadlocked() {
@@ -110,7 +110,7 @@ func repairStuck(ctx context.Context, g globalOptions, cl *cluster, stuck []crds
 	out := newProgress(globalOptions{Output: "", Quiet: g.Quiet, NoColor: g.NoColor}, streams)
 	loop := &wait.Loop{
 		Dynamic: cl.Dynamic, Client: cl.Client, Namespace: g.Namespace, Bundle: bundle,
-		Options: wait.Options{NoUnsuspend: true, Timeout: opts.NodeTimeout, Selection: wait.Selection{Only: names}},
+		Options: wait.Options{NoUnsuspend: true, Timeout: opts.NodeTimeout, Selection: tiers.Selection{Only: names}},
 		OnEvent: out.Event,
 	}
 	summary, err := loop.Run(ctx)
@@ -173,23 +173,6 @@ func listCRDs(ctx context.Context, cl *cluster) (map[string]*apiextensionsv1.Cus
 	return out, nil
 }
 
-func presenceLookup(present map[string]*apiextensionsv1.CustomResourceDefinition) crds.CRDLookup {
-	byGK := map[schema.GroupKind]bool{}
-	for _, c := range present {
-		byGK[schema.GroupKind{Group: c.Spec.Group, Kind: c.Spec.Names.Kind}] = wait.CRDReady(c)
-	}
-	return func(gk schema.GroupKind) crds.CRDPresence {
-		ready, ok := byGK[gk]
-		switch {
-		case !ok:
-			return crds.CRDAbsent
-		case ready:
-			return crds.CRDEstablished
-		}
-		return crds.CRDPending
-	}
-}
-
 func captureCommand(streams Streams) *cli.Command {
 	return &cli.Command{
 		Name:  "capture",
@@ -247,4 +230,12 @@ func runCapture(ctx context.Context, g globalOptions, dir string, groups []strin
 		fmt.Fprintf(streams.Err, "captured %d CRDs that no Kustomization inventory lists\n", len(runtime))
 	}
 	return nil
+}
+
+func mapValues[K comparable, V any](m map[K]V) []V {
+	out := make([]V, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }

@@ -25,7 +25,7 @@ type resumeOptions struct {
 	CRDs        string
 	AdditiveCEL bool
 	NodeTimeout time.Duration
-	Selection   wait.Selection
+	Selection   tiers.Selection
 }
 
 func resumeCommand(streams Streams) *cli.Command {
@@ -63,7 +63,7 @@ func resumeCommand(streams Streams) *cli.Command {
 				MaxInflight: c.Int("max-inflight"), CRDs: c.String("crds"),
 				AdditiveCEL: c.Bool("additive-cel-dependency-check"),
 				NodeTimeout: c.Duration("node-timeout"),
-				Selection:   wait.Selection{Only: append(c.StringSlice("only"), names...), From: c.StringSlice("from"), Exclude: c.StringSlice("exclude")},
+				Selection:   tiers.Selection{Only: append(c.StringSlice("only"), names...), From: c.StringSlice("from"), Exclude: c.StringSlice("exclude")},
 			}
 			return runResume(c.Context, globals(c), opts, streams)
 		},
@@ -179,7 +179,7 @@ func loadBundle(dir string) (*crds.Bundle, error) {
 	return b, nil
 }
 
-func checkSelection(objs []flux.Object, sel wait.Selection) error {
+func checkSelection(objs []flux.Object, sel tiers.Selection) error {
 	nodes := make([]tiers.Node, len(objs))
 	for i, o := range objs {
 		nodes[i] = o.Node

@@ -31,7 +31,7 @@ func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
 	s := Summary{Elapsed: Duration(now.Sub(w.start)), Interrupted: interrupted, Mutations: w.muts}
 	for _, id := range w.order {
 		st, ok := w.nodes[id]
-		if !ok || !w.sel.active(id) {
+		if !ok || !w.sel.Active(id) {
 			continue
 		}
 		s.Total++

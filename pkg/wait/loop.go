@@ -278,7 +278,7 @@ func (l *Loop) observe(w *Walker, o observation) {
 			w.ForgetCRD(crd.Name, gk)
 			return
 		}
-		w.ObserveCRD(crd.Name, gk, CRDReady(crd))
+		w.ObserveCRD(crd.Name, gk, crds.Established(crd))
 	default:
 		id := tiers.ID{Kind: o.obj.GetKind(), Namespace: o.obj.GetNamespace(), Name: o.obj.GetName()}
 		rev, _, _ := unstructured.NestedString(o.obj.Object, "status", "artifact", "revision")

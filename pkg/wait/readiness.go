@@ -7,8 +7,6 @@ import (
 
 	"github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
-	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubestandup/standup/pkg/crds"
@@ -54,16 +52,6 @@ func ReadyForDependents(dep, dependent flux.Object, sourceRevision string) (bool
 // equals the token. An empty token is never handled.
 func RequestHandled(obj flux.Object, token string) bool {
 	return token != "" && obj.LastHandledReconcileAt == token
-}
-
-// CRDReady reports whether the API server serves a CRD's kind: both its
-// Established and its NamesAccepted conditions are True. kstatus counts a CRD
-// as current on Established alone; standup also wants the names accepted,
-// since a kind whose names conflict is not served under them.
-func CRDReady(crd *apiextensionsv1.CustomResourceDefinition) bool {
-	return crd != nil &&
-		apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established) &&
-		apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.NamesAccepted)
 }
 
 // State is the class of a Kustomization's readiness.

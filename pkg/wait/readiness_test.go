@@ -124,8 +124,8 @@ func TestCRDReady(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := CRDReady(tt.crd); got != tt.want {
-				t.Errorf("CRDReady() = %v, want %v", got, tt.want)
+			if got := crds.Established(tt.crd); got != tt.want {
+				t.Errorf("crds.Established() = %v, want %v", got, tt.want)
 			}
 		})
 	}

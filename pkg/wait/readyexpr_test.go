@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 func TestEvalReadyExpr(t *testing.T) {
@@ -83,7 +84,7 @@ func TestWalkerHonoursReadyExpr(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dependent := raw(withExpr(node("app", false, "dep"), tt.expr), nil)
-			sel := Options{Selection: Selection{Only: []string{"app"}, Exclude: []string{"dep"}}}
+			sel := Options{Selection: tiers.Selection{Only: []string{"app"}, Exclude: []string{"dep"}}}
 			sel.AdditiveCELDependencyCheck = tt.opts.AdditiveCELDependencyCheck
 			w := newTestWalker(sel, tt.dep, dependent)
 			act, _, _ := w.Step(t0.Add(time.Second))

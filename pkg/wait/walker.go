@@ -29,7 +29,7 @@ type Options struct {
 	// MaxInflight bounds how many nodes reconcile at once; zero is unlimited.
 	MaxInflight int
 	// Selection chooses which nodes are walked.
-	Selection Selection
+	Selection tiers.Selection
 	// RequeueAfter is how long to wait before asking again when
 	// kustomize-controller handled a request but still saw a dependency not
 	// ready (its cache lagging ours).
@@ -105,7 +105,7 @@ type Walker struct {
 	nodes    map[tiers.ID]*nodeState
 	graph    *tiers.Graph
 	dirty    bool
-	sel      selected
+	sel      tiers.Selected
 	pending  []ActionResult
 	events   []Event
 	muts     int
@@ -277,7 +277,7 @@ func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
 		})
 		for _, id := range batch {
 			st, ok := w.nodes[id]
-			if !ok || !w.sel.active(id) || !st.watched() {
+			if !ok || !w.sel.Active(id) || !st.watched() {
 				continue
 			}
 			a, wake := w.stepNode(now, id, w.objs[id], st)
@@ -299,7 +299,7 @@ func (w *Walker) rebuild() error {
 		return err
 	}
 	w.graph, w.dirty = g, false
-	w.sel = w.opts.Selection.resolve(g)
+	w.sel = w.opts.Selection.Resolve(g)
 	w.order = g.Order()
 	w.tier = make(map[tiers.ID]int, len(w.order))
 	w.dependents = make(map[tiers.ID][]tiers.ID, len(w.order))
@@ -312,7 +312,7 @@ func (w *Walker) rebuild() error {
 			w.dependents[d.ID] = append(w.dependents[d.ID], id)
 		}
 		w.bySource[obj.SourceRef] = append(w.bySource[obj.SourceRef], id)
-		if w.sel.active(id) && !w.nodes[id].phase.Terminal() {
+		if w.sel.Active(id) && !w.nodes[id].phase.Terminal() {
 			w.open++
 		}
 		w.touched[id] = struct{}{}
@@ -597,7 +597,7 @@ func (w *Walker) depsReady(obj flux.Object) (ready bool, why string, blocker *ti
 				continue
 			}
 		}
-		if w.sel.active(dep.ID) {
+		if w.sel.Active(dep.ID) {
 			switch w.nodes[dep.ID].phase {
 			case PhaseFailed, PhaseBlocked:
 				id := dep.ID
@@ -640,11 +640,11 @@ func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, rea
 	default:
 		delete(w.busy, id)
 	}
-	if old.Terminal() && !phase.Terminal() && w.sel.active(id) {
+	if old.Terminal() && !phase.Terminal() && w.sel.Active(id) {
 		w.open++ // a Ready node reopened (stepSettled)
 	}
 	if phase.Terminal() && !old.Terminal() {
-		if w.sel.active(id) {
+		if w.sel.Active(id) {
 			w.open--
 		}
 		for _, d := range w.dependents[id] {

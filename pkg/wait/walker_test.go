@@ -2,10 +2,11 @@ package wait
 
 import (
 	"errors"
-	"github.com/fluxcd/pkg/apis/meta"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -332,13 +333,13 @@ func TestWalkerSelection(t *testing.T) {
 	objs := []flux.Object{node("a", true), node("b", true, "a"), node("c", true, "b"), node("x", true)}
 	tests := []struct {
 		name string
-		sel  Selection
+		sel  tiers.Selection
 		want []string // kicked first
 	}{
 		{name: "all", want: []string{"a", "x"}},
-		{name: "only c walks its ancestors", sel: Selection{Only: []string{"c"}}, want: []string{"a"}},
-		{name: "from b leaves a untouched", sel: Selection{From: []string{"b"}}, want: nil},
-		{name: "exclude x", sel: Selection{Exclude: []string{"flux-system/x"}}, want: []string{"a"}},
+		{name: "only c walks its ancestors", sel: tiers.Selection{Only: []string{"c"}}, want: []string{"a"}},
+		{name: "from b leaves a untouched", sel: tiers.Selection{From: []string{"b"}}, want: nil},
+		{name: "exclude x", sel: tiers.Selection{Exclude: []string{"flux-system/x"}}, want: []string{"a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

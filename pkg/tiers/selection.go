@@ -1,9 +1,7 @@
-package wait
+package tiers
 
 import (
 	"strings"
-
-	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 // Selection chooses the nodes a walk touches. Names are "name" (any
@@ -19,22 +17,24 @@ type Selection struct {
 	Exclude []string
 }
 
-// selected is a Selection resolved against one graph.
-type selected struct {
+// Selected is a Selection resolved against one graph.
+type Selected struct {
 	all    bool
-	nodes  map[tiers.ID]bool
-	denied map[tiers.ID]bool
+	nodes  map[ID]bool
+	denied map[ID]bool
 }
 
-func (s selected) active(id tiers.ID) bool {
+// Active reports whether the walk may touch id.
+func (s Selected) Active(id ID) bool {
 	if s.denied[id] {
 		return false
 	}
 	return s.all || s.nodes[id]
 }
 
-func (s Selection) resolve(g *tiers.Graph) selected {
-	sel := selected{all: len(s.Only) == 0 && len(s.From) == 0, nodes: map[tiers.ID]bool{}, denied: map[tiers.ID]bool{}}
+// Resolve resolves s against g.
+func (s Selection) Resolve(g *Graph) Selected {
+	sel := Selected{all: len(s.Only) == 0 && len(s.From) == 0, nodes: map[ID]bool{}, denied: map[ID]bool{}}
 	if only := match(g, s.Only); len(only) > 0 {
 		mark(sel.nodes, only, g.Ancestors(only...))
 	}
@@ -45,7 +45,7 @@ func (s Selection) resolve(g *tiers.Graph) selected {
 	return sel
 }
 
-func mark(set map[tiers.ID]bool, groups ...[]tiers.ID) {
+func mark(set map[ID]bool, groups ...[]ID) {
 	for _, ids := range groups {
 		for _, id := range ids {
 			set[id] = true
@@ -54,11 +54,11 @@ func mark(set map[tiers.ID]bool, groups ...[]tiers.ID) {
 }
 
 // match returns the graph's nodes named by names.
-func match(g *tiers.Graph, names []string) []tiers.ID {
+func match(g *Graph, names []string) []ID {
 	if len(names) == 0 {
 		return nil
 	}
-	var out []tiers.ID
+	var out []ID
 	for _, id := range g.Order() {
 		for _, n := range names {
 			if Matches(id, n) {
@@ -71,7 +71,7 @@ func match(g *tiers.Graph, names []string) []tiers.ID {
 }
 
 // Matches reports whether name ("name" or "namespace/name") names id.
-func Matches(id tiers.ID, name string) bool {
+func Matches(id ID, name string) bool {
 	if ns, n, ok := strings.Cut(name, "/"); ok {
 		return id.Namespace == ns && id.Name == n
 	}
@@ -80,7 +80,7 @@ func Matches(id tiers.ID, name string) bool {
 
 // Unmatched returns the names in s that name no node of g, so a typo is an
 // error rather than an empty walk.
-func (s Selection) Unmatched(g *tiers.Graph) []string {
+func (s Selection) Unmatched(g *Graph) []string {
 	var out []string
 	for _, group := range [][]string{s.Only, s.From, s.Exclude} {
 		for _, n := range group {
@@ -92,14 +92,14 @@ func (s Selection) Unmatched(g *tiers.Graph) []string {
 	return out
 }
 
-// needed reports whether a passive node matters to the walk: some active
+// Needed reports whether a passive node matters to the walk: some active
 // node depends on it, directly or not.
-func (s selected) needed(g *tiers.Graph, id tiers.ID) bool {
+func (s Selected) Needed(g *Graph, id ID) bool {
 	if s.all && !s.denied[id] {
 		return true
 	}
 	for _, d := range g.Descendants(id) {
-		if s.active(d) {
+		if s.Active(d) {
 			return true
 		}
 	}

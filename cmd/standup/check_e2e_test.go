@@ -4,16 +4,18 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kubestandup/standup/pkg/check"
 )
 
 // checkJSON runs `standup check -o json` with args and decodes the report.
-func checkJSON(t *testing.T, res cliResult) (checkReport, map[string]checkResult) {
+func checkJSON(t *testing.T, res cliResult) (check.Report, map[string]check.Result) {
 	t.Helper()
-	var r checkReport
+	var r check.Report
 	if err := json.Unmarshal([]byte(res.Stdout), &r); err != nil {
 		t.Fatalf("check -o json is not JSON: %v\n%s", err, res.Stdout)
 	}
-	by := map[string]checkResult{}
+	by := map[string]check.Result{}
 	for _, c := range r.Checks {
 		by[c.Name] = c
 	}
@@ -53,12 +55,12 @@ func TestCheckOnSeedDeadlockThenAfterRepair(t *testing.T) {
 		t.Fatalf("check --ready platform-config on the stuck cluster: exit %d, want %d", pre.Code, ExitFailure)
 	}
 	r, by := checkJSON(t, pre)
-	if r.OK || by["ready"].Status != checkFail || len(by["ready"].Items) != 1 || by["ready"].Items[0].OK ||
+	if r.OK || by["ready"].Status != check.Fail || len(by["ready"].Items) != 1 || by["ready"].Items[0].OK ||
 		by["ready"].Items[0].Object == nil || by["ready"].Items[0].Object.Name != "platform-config" {
 		t.Errorf("ready check on the stuck cluster: %+v", by["ready"])
 	}
 	dry := by["dry-run"]
-	if dry.Status != checkFail || len(dry.Items) != 1 || dry.Items[0].Diagnosis == nil ||
+	if dry.Status != check.Fail || len(dry.Items) != 1 || dry.Items[0].Diagnosis == nil ||
 		len(dry.Items[0].Diagnosis.Missing) != 1 || dry.Items[0].Diagnosis.Missing[0].Kind != "StorageProfile" {
 		t.Errorf("dry-run check does not carry the StorageProfile diagnosis: %+v", dry)
 	}
@@ -79,11 +81,11 @@ func TestCheckOnSeedDeadlockThenAfterRepair(t *testing.T) {
 		t.Fatalf("check -o json after repair: exit %d\n%s", post.Code, post.Stdout)
 	}
 	r, by = checkJSON(t, post)
-	if !r.OK || r.SchemaVersion != 1 || len(by["ready"].Items) != 2 || by["controllers"].Status != checkSkip {
+	if !r.OK || r.SchemaVersion != 1 || len(by["ready"].Items) != 2 || by["controllers"].Status != check.Skip {
 		t.Errorf("report after repair: %+v", r)
 	}
 	for _, c := range r.Checks {
-		if c.Status == checkFail {
+		if c.Status == check.Fail {
 			t.Errorf("check %s failed after repair: %s", c.Name, c.Summary)
 		}
 	}

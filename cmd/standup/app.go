@@ -5,15 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/kubestandup/standup/pkg/kube"
 	"github.com/urfave/cli/v2"
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kubestandup/standup/internal/cliargs"
+	"github.com/kubestandup/standup/internal/printer"
 )
 
 // Streams are the command's standard streams: stdout carries data, stderr
@@ -22,65 +22,6 @@ type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
-}
-
-// globalOptions are the flags every command shares, read from the context.
-type globalOptions struct {
-	Kubeconfig string
-	Context    string
-	Namespace  string
-	Output     string
-	Quiet      bool
-	NoColor    bool
-	Timeout    time.Duration
-	// RequestTimeout bounds one API request other than a watch.
-	RequestTimeout time.Duration
-	Verbose        bool
-}
-
-func globals(c *cli.Context) globalOptions {
-	return globalOptions{
-		Kubeconfig:     setAt(c, "kubeconfig").String("kubeconfig"),
-		Context:        setAt(c, "context").String("context"),
-		Namespace:      setAt(c, "namespace").String("namespace"),
-		Output:         setAt(c, "output").String("output"),
-		Quiet:          setAt(c, "quiet").Bool("quiet"),
-		NoColor:        setAt(c, "no-color").Bool("no-color") || os.Getenv("NO_COLOR") != "",
-		Timeout:        setAt(c, "timeout").Duration("timeout"),
-		RequestTimeout: setAt(c, "request-timeout").Duration("request-timeout"),
-		Verbose:        setAt(c, "verbose").Bool("verbose"),
-	}
-}
-
-// setAt returns the innermost context where a global flag was given on the
-// command line (before or after the command name), else c itself, whose
-// value then comes from the environment or the default.
-func setAt(c *cli.Context, name string) *cli.Context {
-	for _, lc := range c.Lineage() {
-		if lc.Command == nil && lc.App == nil {
-			continue
-		}
-		for _, set := range lc.LocalFlagNames() {
-			if set == name {
-				return lc
-			}
-		}
-	}
-	return c
-}
-
-func globalFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "kubeconfig", EnvVars: []string{"KUBECONFIG"}, Usage: "path to the kubeconfig file"},
-		&cli.StringFlag{Name: "context", Usage: "kubeconfig context to use"},
-		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "only this namespace (default: all namespaces)"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format (per command; see its help)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
-		&cli.BoolFlag{Name: "no-color", Usage: "no colour (also NO_COLOR)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "give up on the whole command after this long; exit 124 (0: no limit)"},
-		&cli.DurationFlag{Name: "request-timeout", Usage: "give up on one API request (not a watch) after this long", Value: kube.DefaultRequestTimeout},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log client and controller-runtime details, count API requests"},
-	}
 }
 
 // Run is standup's whole program, minus the process exit. args includes the
@@ -92,19 +33,19 @@ func Run(ctx context.Context, args []string, streams Streams) error {
 		fmt.Fprintf(streams.Err, "standup: unknown command %q (see standup --help)\n", name)
 		notFound = true
 	}
-	err := app.RunContext(ctx, interspersed(app, args))
+	err := app.RunContext(ctx, cliargs.Interspersed(app, args))
 	if notFound && err == nil {
-		return &exitError{code: ExitUsage, err: errors.New("unknown command"), silent: true}
+		return &reported{&usageError{errors.New("unknown command")}}
 	}
 	var ee cli.ExitCoder
-	if errors.As(err, &ee) && !isOurs(err) {
+	if errors.As(err, &ee) && !decided(err) {
 		return usageErrorf("%s", strings.TrimSpace(err.Error()))
 	}
 	return err
 }
 
 // newApp builds the command tree: every command shares the global flags and
-// is guarded (positional words checked, --timeout applied).
+// is guarded (positional words and -o checked, --timeout applied).
 func newApp(streams Streams) *cli.App {
 	app := &cli.App{
 		Name:                 "standup",
@@ -140,9 +81,54 @@ func newApp(streams Streams) *cli.App {
 	return app
 }
 
-func isOurs(err error) bool {
-	var ee *exitError
-	return errors.As(err, &ee)
+// guard wraps every command's action. Before anything runs, positional
+// words the command does not use are refused, -o is checked against the
+// printer registry, and --timeout too (exit 2, no request made); then
+// --timeout bounds the whole command, and an error caused by the deadline
+// or by Ctrl-C gets its exit code whatever layer reported it.
+func guard(cmd *cli.Command) {
+	for _, sub := range cmd.Subcommands {
+		guard(sub)
+	}
+	inner := cmd.Action
+	if inner == nil {
+		return
+	}
+	cmd.Action = func(c *cli.Context) error {
+		if err := cliargs.CheckArgs(c); err != nil {
+			return &usageError{err}
+		}
+		if _, err := printer.ValidateFormat(commandPath(c), setAt(c, "output").String("output")); err != nil {
+			return err
+		}
+		g := globals(c)
+		if g.Timeout < 0 {
+			return usageErrorf("--timeout %s: want a positive duration, or 0 for none", g.Timeout)
+		}
+		parent := c.Context
+		if g.Timeout > 0 {
+			var cancel context.CancelFunc
+			c.Context, cancel = context.WithTimeout(parent, g.Timeout)
+			defer cancel()
+		}
+		return stoppedBy(c.Context, parent, g, inner(c))
+	}
+}
+
+// stoppedBy says when the command's deadline or an interrupt ended it, so
+// that the error gets the exit code it deserves. An error that says what
+// happened already (a walk prints its own summary) is kept.
+func stoppedBy(ctx, parent context.Context, g globalOptions, err error) error {
+	if err == nil || ctx.Err() == nil || decided(err) {
+		return err
+	}
+	if parent.Err() != nil {
+		return fmt.Errorf("%w: %w", errInterrupted, err)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &timeoutError{after: g.Timeout, err: err}
+	}
+	return err
 }
 
 // configureLogging silences controller-runtime and client-go unless -v.
@@ -155,15 +141,4 @@ func configureLogging(stderr io.Writer, verbose bool) {
 	}
 	ctrllog.SetLogger(klog.NewKlogr())
 	klog.SetOutput(stderr)
-}
-
-// shareGlobalFlags lets global flags follow the command too (`standup tiers
-// -o json`), as kubectl's and flux's do, and gives every command the same
-// one-line usage errors.
-func shareGlobalFlags(cmd *cli.Command, onUsage cli.OnUsageErrorFunc) {
-	cmd.Flags = append(cmd.Flags, globalFlags()...)
-	cmd.OnUsageError = onUsage
-	for _, sub := range cmd.Subcommands {
-		shareGlobalFlags(sub, onUsage)
-	}
 }

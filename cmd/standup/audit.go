@@ -21,6 +21,7 @@ type auditOptions struct {
 }
 
 func auditCommand(streams Streams) *cli.Command {
+	o := &auditOptions{}
 	return &cli.Command{
 		Name:  "audit",
 		Usage: "find cold-start hazards in a git checkout: second-order kinds, missing dependsOn edges, unguarded CRD providers",
@@ -29,32 +30,21 @@ func auditCommand(streams Streams) *cli.Command {
 			"chartCRDs and kustomizationCRDs) and reports hazards with a code, a file and a fix (docs/audit.md). Exits 1 when any hazard is\n" +
 			"an error. Output formats: " + strings.Join(printer.AuditFormats(), ", ") + ".",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "path", Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
-			&cli.StringFlag{Name: "repo-root", Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
-			&cli.BoolFlag{Name: "allow-unknown-kinds", Usage: "report kinds of unknown origin as warnings, not errors"},
-			&cli.BoolFlag{Name: "from-cluster", Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (needs --path and a cluster; formats yaml (or text), json)"},
+			&cli.StringFlag{Name: "path", Destination: &o.Path, Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
+			&cli.StringFlag{Name: "repo-root", Destination: &o.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.BoolFlag{Name: "allow-unknown-kinds", Destination: &o.AllowUnknownKinds, Usage: "report kinds of unknown origin as warnings, not errors"},
+			&cli.BoolFlag{Name: "from-cluster", Destination: &o.FromCluster, Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (needs --path and a cluster; formats yaml (or text), json)"},
 		},
 		Action: func(c *cli.Context) error {
-			opts := auditOptions{
-				Path: c.String("path"), RepoRoot: c.String("repo-root"),
-				AllowUnknownKinds: c.Bool("allow-unknown-kinds"), FromCluster: c.Bool("from-cluster"),
+			if o.FromCluster {
+				return runAuditFromCluster(c.Context, globals(c), *o, streams)
 			}
-			return runAudit(c.Context, globals(c), opts, streams)
+			return runAudit(c.Context, globals(c), *o, streams)
 		},
 	}
 }
 
 func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams Streams) error {
-	if opts.FromCluster {
-		return runAuditFromCluster(ctx, g, opts, streams)
-	}
-	format := g.Output
-	if format == "" {
-		format = printer.FormatText
-	}
-	if !contains(printer.AuditFormats(), format) {
-		return usageErrorf("audit: unknown output format %q (want one of: %s)", format, strings.Join(printer.AuditFormats(), ", "))
-	}
 	res, cfg, err := renderCheckout(ctx, "audit", opts)
 	if err != nil {
 		return err
@@ -69,32 +59,20 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 		}
 	}
 	popts := printer.AuditOptions{Options: printer.Options{Color: useColor(g, streams.Out)}, ToolVersion: version}
-	if err := printer.PrintAudit(streams.Out, format, report, popts); err != nil {
+	if err := printer.PrintAudit(streams.Out, g.Output, report, popts); err != nil {
 		return err
 	}
-	if failed := buildFailures(res.Failed); failed != nil {
+	if failed := unrendered(res.Failed); failed != nil {
 		// The report covers what could be rendered; what could not fails the run.
-		return withCode(ExitFailure, failed)
+		return failed
 	}
 	if n := report.Errors(); n > 0 {
-		// The text summary says it already; json and sarif readers get a line on stderr.
-		return &exitError{code: ExitFailure, err: fmt.Errorf("audit: %s", errorCount(n)), silent: format == printer.FormatText}
+		if g.Output == printer.FormatText {
+			return &reported{&hazardsError{n}} // the text summary says it already
+		}
+		return &hazardsError{n} // json and sarif readers get a line on stderr
 	}
 	return nil
-}
-
-// loadCheckout renders the checkout at opts.Path and reads its standup.yaml.
-// A Kustomization left unrendered (a file over a limit of bounded input)
-// fails it: what is derived from the render would be wrong, not just short.
-func loadCheckout(ctx context.Context, command string, opts auditOptions) (*render.Result, *audit.Config, error) {
-	res, cfg, err := renderCheckout(ctx, command, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	if failed := buildFailures(res.Failed); failed != nil {
-		return nil, nil, withCode(ExitFailure, failed)
-	}
-	return res, cfg, nil
 }
 
 // renderCheckout renders the checkout at opts.Path and reads its
@@ -112,12 +90,4 @@ func renderCheckout(ctx context.Context, command string, opts auditOptions) (*re
 		return nil, nil, err
 	}
 	return res, cfg, nil
-}
-
-// errorCount words n hazards of severity error.
-func errorCount(n int) string {
-	if n == 1 {
-		return "1 hazard is an error"
-	}
-	return fmt.Sprintf("%d hazards are errors", n)
 }

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
+	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -16,22 +16,20 @@ import (
 // checkout, and prints the standup.yaml entries for the CRDs the checkout
 // does not produce. It reads only; the skeleton goes to stdout.
 func runAuditFromCluster(ctx context.Context, g globalOptions, opts auditOptions, streams Streams) error {
-	format := g.Output
-	if format == "" {
-		format = printer.FormatYAML
-	}
-	if !contains(printer.SkeletonFormats(), format) {
-		return usageErrorf("audit --from-cluster: unknown output format %q (want one of: %s)", format, strings.Join(printer.SkeletonFormats(), ", "))
-	}
-	res, cfg, err := loadCheckout(ctx, "audit --from-cluster", opts)
+	res, cfg, err := renderCheckout(ctx, "audit --from-cluster", opts)
 	if err != nil {
 		return err
+	}
+	// A Kustomization left unrendered fails it: the skeleton derived from
+	// the render would be wrong, not just short.
+	if failed := unrendered(res.Failed); failed != nil {
+		return failed
 	}
 	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
 	}
-	present, err := listCRDs(ctx, cl)
+	present, err := crds.ListCRDs(ctx, cl.Client)
 	if err != nil {
 		return err
 	}
@@ -48,7 +46,7 @@ func runAuditFromCluster(ctx context.Context, g globalOptions, opts auditOptions
 		live = append(live, audit.ClusterCRDOf(crd))
 	}
 	sk := audit.BuildSkeleton(res, cfg, live, inventories)
-	if err := printer.PrintSkeleton(streams.Out, format, sk); err != nil {
+	if err := printer.PrintSkeleton(streams.Out, g.Output, sk); err != nil {
 		return err
 	}
 	if !g.Quiet {

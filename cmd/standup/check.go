@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/check"
+	"github.com/kubestandup/standup/pkg/crds"
 )
 
 // checkOptions are the flags of `standup check`.
@@ -36,14 +35,11 @@ func checkCommand(streams Streams) *cli.Command {
 }
 
 func runCheck(ctx context.Context, g globalOptions, opts checkOptions, streams Streams) error {
-	if g.Output != "" && g.Output != "text" && g.Output != "json" {
-		return usageErrorf("check: unknown output format %q (want text or json)", g.Output)
-	}
 	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
 	}
-	facts, err := check.Gather(ctx, cl.Client, check.Options{Namespace: g.Namespace, Ready: opts.Ready, BundleDir: checkBundleDir(opts.CRDs)})
+	facts, err := check.Gather(ctx, cl.Client, check.Options{Namespace: g.Namespace, Ready: opts.Ready, BundleDir: crds.BundleDir(opts.CRDs)})
 	if err != nil {
 		return err
 	}
@@ -60,20 +56,5 @@ func runCheck(ctx context.Context, g globalOptions, opts checkOptions, streams S
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
 	}
-	if failed := report.Failed(); len(failed) > 0 {
-		return withCode(ExitFailure, fmt.Errorf("check failed: %s", strings.Join(failed, ", ")))
-	}
-	return nil
-}
-
-// checkBundleDir is the bundle check validates: --crds, else bootstrap/crds
-// when it exists, else none ("").
-func checkBundleDir(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if st, err := os.Stat("bootstrap/crds"); err == nil && st.IsDir() {
-		return "bootstrap/crds"
-	}
-	return ""
+	return report.Err()
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"io"
-	"os"
 
-	"golang.org/x/term"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -46,15 +43,4 @@ func connect(ctx context.Context, g globalOptions) (*cluster, error) {
 		return nil, err
 	}
 	return &cluster{Client: c, Dynamic: dyn, Counter: counter, Host: cfg.Host}, nil
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// useColor decides colour for w: a terminal, and neither --no-color nor NO_COLOR.
-func useColor(g globalOptions, w io.Writer) bool {
-	return !g.NoColor && isTerminal(w)
 }

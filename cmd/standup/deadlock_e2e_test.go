@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -166,7 +167,7 @@ func testResumeRepairsSeedDeadlock(t *testing.T, release string) {
 		t.Fatalf("capture exit %d: %v", capture.Code, capture.Err)
 	}
 	files := dirNames(t, out)
-	if !contains(files, storageCRD+".yaml") || contains(files, "cdis.cdi.kubevirt.io.yaml") {
+	if !slices.Contains(files, storageCRD+".yaml") || slices.Contains(files, "cdis.cdi.kubevirt.io.yaml") {
 		t.Fatalf("captured %v: want %s and not the CRDs Flux applied", files, storageCRD)
 	}
 	captured := filepath.Join(t.TempDir(), "bundle")

@@ -7,10 +7,16 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/check"
+	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/tiers"
+	"github.com/kubestandup/standup/pkg/wait"
 )
 
-// Exit codes, mapped from errors in exactly one place.
+// Exit codes, mapped from errors here and nowhere else: commands return
+// errors that say what happened (outcome.go, and the library packages'
+// typed errors), and codeOf chooses the code.
 const (
 	ExitOK           = 0
 	ExitFailure      = 1
@@ -21,61 +27,78 @@ const (
 	ExitInterrupted  = 130
 )
 
-// exitError carries an explicit exit code; its message has been printed
-// already when silent is set (for example by a summary).
-type exitError struct {
-	code   int
-	err    error
-	silent bool
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErrorf(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
-}
-
-func withCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
-}
-
-// errInterrupted marks a walk stopped by the user (Ctrl-C, SIGTERM).
-var errInterrupted = errors.New("interrupted")
-
-// errTimedOut marks a walk stopped by --timeout.
-var errTimedOut = errors.New("timed out")
-
-// ExitCode prints err (one line, to stderr) and returns the process exit code.
+// ExitCode prints err (one line, to stderr, unless it was reported
+// already) and returns the process exit code.
 func ExitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	code := codeOf(err)
-	var ee *exitError
-	if !(errors.As(err, &ee) && ee.silent) {
+	if !errors.As(err, new(*reported)) {
 		fmt.Fprintf(stderr, "standup: %s\n", strings.TrimSpace(err.Error()))
 	}
-	return code
+	return codeOf(err)
 }
 
 func codeOf(err error) int {
-	var ee *exitError
-	var cycle *tiers.CycleError
-	var missing *tiers.MissingError
+	if code, ok := outcomeCode(err); ok {
+		return code
+	}
 	switch {
-	case errors.As(err, &ee):
-		return ee.code
-	case errors.As(err, &cycle), errors.As(err, &missing):
+	case errors.As(err, new(*tiers.CycleError)), errors.As(err, new(*tiers.MissingError)):
 		return ExitInvalidGraph
-	case errors.Is(err, errTimedOut), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout
-	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	default:
 		return ExitFailure
 	}
+}
+
+// outcomeCode returns the exit code of an error that says what happened,
+// and false for any other error. Such an error is the command's verdict:
+// neither a graph error it wraps nor a deadline that passed after it
+// changes its code.
+func outcomeCode(err error) (int, bool) {
+	switch {
+	case errors.As(err, new(*usageError)), errors.As(err, new(*printer.FormatError)):
+		return ExitUsage, true
+	case errors.Is(err, errInterrupted):
+		return ExitInterrupted, true
+	case errors.Is(err, errTimedOut):
+		return ExitTimeout, true
+	case errors.Is(err, wait.ErrDeadlock), errors.As(err, new(*crds.UnresolvedError)):
+		return ExitDeadlock, true
+	case errors.As(err, new(*unrenderedError)), errors.As(err, new(*hazardsError)), errors.As(err, new(*nodesFailedError)),
+		errors.As(err, new(*check.FailedError)):
+		return ExitFailure, true
+	}
+	return 0, false
+}
+
+// decided reports whether err says what happened, and so has its exit code.
+func decided(err error) bool {
+	_, ok := outcomeCode(err)
+	return ok
+}
+
+// walkError is the error a finished walk deserves (resume, and crds's
+// repair walk), from its summary. The walk has printed its summary: an
+// interrupt or the command's deadline adds nothing to it.
+func walkError(s wait.Summary, err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return &reported{errTimedOut}
+	case errors.Is(err, context.Canceled) || s.Interrupted:
+		return &reported{errInterrupted}
+	case err != nil:
+		return err
+	case len(s.Deadlocked) > 0:
+		return fmt.Errorf("%w: %s (see docs/runbook.md)", wait.ErrDeadlock, ids(s.Deadlocked))
+	case len(s.FailedNodes) > len(s.TimedOut):
+		return &nodesFailedError{summary: s}
+	case len(s.TimedOut) > 0:
+		return fmt.Errorf("%w: %s", errTimedOut, ids(s.TimedOut))
+	}
+	return nil
 }

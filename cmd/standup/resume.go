@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
@@ -18,17 +17,15 @@ import (
 
 // resumeOptions are the flags of `standup resume`.
 type resumeOptions struct {
-	DryRun      bool
-	NoUnsuspend bool
-	NoRemediate bool
-	MaxInflight int
-	CRDs        string
-	AdditiveCEL bool
-	NodeTimeout time.Duration
-	Selection   tiers.Selection
+	DryRun, NoUnsuspend, NoRemediate, AdditiveCEL bool
+	MaxInflight                                   int
+	CRDs                                          string
+	NodeTimeout                                   time.Duration
+	Kinds, From, Only, Exclude                    cli.StringSlice
 }
 
 func resumeCommand(streams Streams) *cli.Command {
+	o := &resumeOptions{}
 	return &cli.Command{
 		Name:      "resume",
 		Usage:     "walk the live Flux graph: resume and reconcile each Kustomization the moment its dependencies are ready",
@@ -36,45 +33,33 @@ func resumeCommand(streams Streams) *cli.Command {
 		Description: "With names, walks only those Kustomizations and what they depend on (as --only): a node cannot\n" +
 			"become Ready while an ancestor is suspended. A flux-style kind word may come first: standup resume ks apps.",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; change nothing"},
-			&cli.BoolFlag{Name: "no-unsuspend", Usage: "leave suspended Kustomizations suspended"},
-			&cli.BoolFlag{Name: "no-remediate", Usage: "report a proven cold-start deadlock instead of pre-applying CRDs"},
-			&cli.DurationFlag{Name: "node-timeout", Usage: "fail a Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
-			&cli.IntFlag{Name: "max-inflight", Usage: "reconcile at most this many at once (0: unlimited)"},
-			&cli.StringFlag{Name: "crds", Usage: "CRD bundle directory for deadlock remediation (default: bootstrap/crds if it exists)"},
-			&cli.BoolFlag{Name: "additive-cel-dependency-check", Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
-			&cli.StringSliceFlag{Name: "kinds", Value: cli.NewStringSlice("Kustomization"), Usage: "kinds to walk; only Kustomization for now"},
-			&cli.StringSliceFlag{Name: "from", Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
-			&cli.StringSliceFlag{Name: "only", Usage: "walk only these nodes and their ancestors"},
-			&cli.StringSliceFlag{Name: "exclude", Usage: "leave these nodes out"},
+			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the plan; change nothing"},
+			&cli.BoolFlag{Name: "no-unsuspend", Destination: &o.NoUnsuspend, Usage: "leave suspended Kustomizations suspended"},
+			&cli.BoolFlag{Name: "no-remediate", Destination: &o.NoRemediate, Usage: "report a proven cold-start deadlock instead of pre-applying CRDs"},
+			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
+			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most this many at once (0: unlimited)"},
+			&cli.StringFlag{Name: "crds", Destination: &o.CRDs, Usage: "CRD bundle directory for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
+			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "kinds to walk; only Kustomization for now"},
+			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
+			&cli.StringSliceFlag{Name: "only", Destination: &o.Only, Usage: "walk only these nodes and their ancestors"},
+			&cli.StringSliceFlag{Name: "exclude", Destination: &o.Exclude, Usage: "leave these nodes out"},
 		},
-		Action: func(c *cli.Context) error {
-			for _, k := range c.StringSlice("kinds") {
-				if k != "Kustomization" {
-					return usageErrorf("resume walks Kustomizations only: %s is not walked yet, because helm-controller cannot be run in standup's test world to prove it (see them with standup tiers --kinds Kustomization,HelmRelease)", k)
-				}
-			}
-			names, err := resumeNames(c.Args().Slice())
-			if err != nil {
-				return err
-			}
-			opts := resumeOptions{
-				DryRun: c.Bool("dry-run"), NoUnsuspend: c.Bool("no-unsuspend"), NoRemediate: c.Bool("no-remediate"),
-				MaxInflight: c.Int("max-inflight"), CRDs: c.String("crds"),
-				AdditiveCEL: c.Bool("additive-cel-dependency-check"),
-				NodeTimeout: c.Duration("node-timeout"),
-				Selection:   tiers.Selection{Only: append(c.StringSlice("only"), names...), From: c.StringSlice("from"), Exclude: c.StringSlice("exclude")},
-			}
-			return runResume(c.Context, globals(c), opts, streams)
-		},
+		Action: func(c *cli.Context) error { return runResume(c.Context, globals(c), *o, c.Args().Slice(), streams) },
 	}
 }
 
-func runResume(ctx context.Context, g globalOptions, opts resumeOptions, streams Streams) error {
-	if g.Output != "" && g.Output != "json" && g.Output != "text" {
-		return usageErrorf("resume: unknown output format %q (want text or json)", g.Output)
+func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []string, streams Streams) error {
+	for _, k := range opts.Kinds.Value() {
+		if k != flux.KindKustomization {
+			return usageErrorf("resume walks Kustomizations only: %s is not walked yet, because helm-controller cannot be run in standup's test world to prove it (see them with standup tiers --kinds Kustomization,HelmRelease)", k)
+		}
 	}
-	bundle, err := loadBundle(opts.CRDs)
+	names, err := resumeNames(args)
+	if err != nil {
+		return err
+	}
+	bundle, err := crds.LoadBundleOrDefault(opts.CRDs)
 	if err != nil {
 		return err
 	}
@@ -86,18 +71,19 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, streams
 	if err != nil {
 		return err
 	}
-	if err := checkSelection(objs, opts.Selection); err != nil {
+	sel := tiers.Selection{Only: append(opts.Only.Value(), names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
+	if err := checkSelection(objs, sel); err != nil {
 		return err
 	}
 	walkOpts := wait.Options{
 		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || bundle == nil,
-		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: opts.Selection,
+		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: sel,
 		AdditiveCELDependencyCheck: opts.AdditiveCEL,
 	}
 	if opts.DryRun {
-		return printPlan(ctx, cl, objs, walkOpts, g, streams)
+		return printPlan(ctx, cl, objs, walkOpts, g.Output, streams)
 	}
-	out := newProgress(g, streams)
+	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: g.Output, Quiet: g.Quiet, NoColor: g.NoColor})
 	loop := &wait.Loop{
 		Dynamic: cl.Dynamic, Client: cl.Client, Namespace: g.Namespace, Options: walkOpts,
 		Bundle: bundle, OnEvent: out.Event,
@@ -107,7 +93,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, streams
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
 	}
-	return resumeError(summary, err)
+	return walkError(summary, err)
 }
 
 // resumeNames reads `resume [ks] NAME...`: the names are --only's, and a
@@ -131,94 +117,4 @@ func resumeNames(args []string) ([]string, error) {
 		}
 	}
 	return args, nil
-}
-
-// resumeError maps a finished walk to the error (and so the exit code) it deserves.
-func resumeError(s wait.Summary, err error) error {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return &exitError{code: ExitTimeout, err: errTimedOut, silent: true}
-	case errors.Is(err, context.Canceled) || s.Interrupted:
-		return &exitError{code: ExitInterrupted, err: errInterrupted, silent: true}
-	case err != nil:
-		return err
-	case len(s.Deadlocked) > 0:
-		return &exitError{code: ExitDeadlock, err: fmt.Errorf("%w: %s (see docs/runbook.md)", wait.ErrDeadlock, ids(s.Deadlocked)), silent: false}
-	case len(s.FailedNodes) > len(s.TimedOut):
-		return &exitError{code: ExitFailure, err: fmt.Errorf("%d of %d Kustomizations failed: %s", s.Failed, s.Total, ids(s.FailedNodes))}
-	case len(s.TimedOut) > 0:
-		return &exitError{code: ExitTimeout, err: fmt.Errorf("%w: %s", errTimedOut, ids(s.TimedOut))}
-	}
-	return nil
-}
-
-func ids(list []tiers.ID) string {
-	s := ""
-	for i, id := range list {
-		if i > 0 {
-			s += ", "
-		}
-		s += id.String()
-	}
-	return s
-}
-
-// loadBundle reads the CRD bundle: dir when given, else bootstrap/crds when
-// it exists, else none.
-func loadBundle(dir string) (*crds.Bundle, error) {
-	if dir == "" {
-		if st, err := os.Stat("bootstrap/crds"); err != nil || !st.IsDir() {
-			return nil, nil
-		}
-		dir = "bootstrap/crds"
-	}
-	b, err := crds.LoadBundle(dir)
-	if err != nil {
-		return nil, fmt.Errorf("CRD bundle %s is invalid, nothing was applied: %w", dir, err)
-	}
-	return b, nil
-}
-
-func checkSelection(objs []flux.Object, sel tiers.Selection) error {
-	nodes := make([]tiers.Node, len(objs))
-	for i, o := range objs {
-		nodes[i] = o.Node
-	}
-	g, err := tiers.Build(nodes, tiers.Options{AllowMissing: true})
-	if err != nil {
-		return err
-	}
-	if bad := sel.Unmatched(g); len(bad) > 0 {
-		return usageErrorf("no Kustomization named %v (see standup tiers)", bad)
-	}
-	return nil
-}
-
-func printPlan(ctx context.Context, cl *cluster, objs []flux.Object, opts wait.Options, g globalOptions, streams Streams) error {
-	sources := map[tiers.ID]string{}
-	for _, o := range objs {
-		if _, ok := sources[o.SourceRef]; ok || o.SourceRef.Name == "" {
-			continue
-		}
-		rev, err := flux.SourceRevision(ctx, cl.Client, o.SourceRef)
-		if err != nil {
-			return err
-		}
-		sources[o.SourceRef] = rev
-	}
-	steps, err := wait.Plan(objs, sources, opts)
-	if err != nil {
-		return err
-	}
-	if g.Output == "json" {
-		return writeJSONLines(streams.Out, steps)
-	}
-	for _, s := range steps {
-		note := ""
-		if s.Passive {
-			note = " (not touched: outside the selection)"
-		}
-		fmt.Fprintf(streams.Out, "%d\t%s\t%s%s\n", s.Tier, s.Node, s.Action, note)
-	}
-	return nil
 }

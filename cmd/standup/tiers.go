@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/flux"
-	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -19,65 +19,55 @@ type tiersOptions struct {
 	Path         string
 	RepoRoot     string
 	AllowMissing bool
-	Kinds        []string
+	Kinds        cli.StringSlice
 }
 
 func tiersCommand(streams Streams) *cli.Command {
+	opts := &tiersOptions{}
 	return &cli.Command{
 		Name:  "tiers",
 		Usage: "print the tier order of the Flux graph, live or from a git checkout (--path)",
 		Description: "Derives tiers from spec.dependsOn: tier 0 has no dependencies, every other node's tier is one more\n" +
 			"than the highest tier among its dependencies. Output formats: " + strings.Join(printer.TiersFormats(), ", ") + ".",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "path", Usage: "read the graph offline from this directory of a git checkout (e.g. clusters/prod)"},
-			&cli.StringFlag{Name: "repo-root", Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
-			&cli.BoolFlag{Name: "allow-missing", Usage: "treat dependencies on absent objects as external, with a warning"},
-			&cli.StringSliceFlag{Name: "kinds", Value: cli.NewStringSlice("Kustomization"), Usage: "Flux kinds to graph: Kustomization, HelmRelease"},
+			&cli.StringFlag{Name: "path", Destination: &opts.Path, Usage: "read the graph offline from this directory of a git checkout (e.g. clusters/prod)"},
+			&cli.StringFlag{Name: "repo-root", Destination: &opts.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.BoolFlag{Name: "allow-missing", Destination: &opts.AllowMissing, Usage: "treat dependencies on absent objects as external, with a warning"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &opts.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "Flux kinds to graph: Kustomization, HelmRelease"},
 		},
-		Action: func(c *cli.Context) error {
-			opts := tiersOptions{
-				Path: c.String("path"), RepoRoot: c.String("repo-root"),
-				AllowMissing: c.Bool("allow-missing"), Kinds: c.StringSlice("kinds"),
-			}
-			return runTiers(c.Context, globals(c), opts, streams)
-		},
+		Action: func(c *cli.Context) error { return runTiers(c.Context, globals(c), *opts, streams) },
 	}
 }
 
 func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams Streams) error {
-	format := g.Output
-	if format == "" {
-		format = printer.FormatTable
+	kinds := opts.Kinds.Value()
+	for _, k := range kinds {
+		if k != flux.KindKustomization && k != flux.KindHelmRelease {
+			return usageErrorf("--kinds: unknown kind %q (want Kustomization or HelmRelease)", k)
+		}
 	}
-	if !contains(printer.TiersFormats(), format) {
-		return usageErrorf("tiers: unknown output format %q (want one of: %s)", format, strings.Join(printer.TiersFormats(), ", "))
-	}
-	if err := checkKinds(opts.Kinds); err != nil {
-		return err
-	}
-	source, objs, warnings, failed, err := loadObjects(ctx, g, opts)
+	loaded, err := loadObjects(ctx, g, opts.Path, opts.RepoRoot, kinds)
 	if err != nil {
 		return err
 	}
-	nodes := make([]tiers.Node, len(objs))
-	for i, o := range objs {
+	nodes := make([]tiers.Node, len(loaded.objs))
+	for i, o := range loaded.objs {
 		nodes[i] = o.Node
 	}
 	graph, err := tiers.Build(nodes, tiers.Options{AllowMissing: opts.AllowMissing})
-	if err != nil {
-		var missing *tiers.MissingError
-		if errors.As(err, &missing) && opts.Path == "" {
-			return fmt.Errorf("%w; on a cold cluster the root Kustomization may not have created them yet: pass --allow-missing to print the tiers anyway", err)
-		}
-		if errors.As(err, &missing) && failed != nil {
-			// What the unrendered Kustomizations apply is missing too.
-			return withCode(ExitFailure, fmt.Errorf("%w (dependsOn in %s); it may be among what these apply:\n%w", err, strings.Join(dependentFiles(objs, missing), ", "), failed))
-		}
-		if errors.As(err, &missing) {
-			return fmt.Errorf("%w (dependsOn in %s): fix the name, or pass --allow-missing to treat it as external", err, strings.Join(dependentFiles(objs, missing), ", "))
-		}
+	var missing *tiers.MissingError
+	switch {
+	case errors.As(err, &missing) && opts.Path == "":
+		return fmt.Errorf("%w; on a cold cluster the root Kustomization may not have created them yet: pass --allow-missing to print the tiers anyway", err)
+	case errors.As(err, &missing) && loaded.failed != nil:
+		// What the unrendered Kustomizations apply is missing too.
+		return fmt.Errorf("%w (dependsOn in %s); it may be among what these apply:\n%w", err, strings.Join(dependentFiles(loaded.objs, missing), ", "), loaded.failed)
+	case errors.As(err, &missing):
+		return fmt.Errorf("%w (dependsOn in %s): fix the name, or pass --allow-missing to treat it as external", err, strings.Join(dependentFiles(loaded.objs, missing), ", "))
+	case err != nil:
 		return err
 	}
+	warnings := loaded.warnings
 	if !g.Quiet {
 		for _, w := range warnings {
 			fmt.Fprintf(streams.Err, "warning: %s\n", w)
@@ -88,29 +78,16 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 	}
 	// The report lists missing dependencies apart. The table is read on the
 	// terminal that has just shown the warnings: it does not repeat them.
-	if format == printer.FormatTable {
+	if g.Output == printer.FormatTable {
 		warnings = nil
 	}
-	report := printer.NewTiersReport(source, graph, objs, warnings)
-	if err := printer.PrintTiers(streams.Out, format, report, printer.Options{Color: useColor(g, streams.Out)}); err != nil {
+	report := printer.NewTiersReport(loaded.source, graph, loaded.objs, warnings)
+	if err := printer.PrintTiers(streams.Out, g.Output, report, printer.Options{Color: useColor(g, streams.Out)}); err != nil {
 		return err
 	}
 	// What could be rendered is printed; the Kustomizations that could not
 	// make the run a failure.
-	return withCode(ExitFailure, failed)
-}
-
-// buildFailures joins the Kustomizations a render left unrendered, one per
-// line, each naming the file refused; nil when there are none.
-func buildFailures(failed []render.BuildFailure) error {
-	if len(failed) == 0 {
-		return nil
-	}
-	errs := make([]error, len(failed))
-	for i, f := range failed {
-		errs[i] = f
-	}
-	return joinLines(errs)
+	return loaded.failed
 }
 
 // dependentFiles names the files that declare the dangling dependencies.
@@ -121,7 +98,7 @@ func dependentFiles(objs []flux.Object, missing *tiers.MissingError) []string {
 	}
 	var files []string
 	for _, m := range missing.Missing {
-		if f := file[m.Dependent]; f != "" && !contains(files, f) {
+		if f := file[m.Dependent]; f != "" && !slices.Contains(files, f) {
 			files = append(files, f)
 		}
 	}
@@ -129,69 +106,4 @@ func dependentFiles(objs []flux.Object, missing *tiers.MissingError) []string {
 		return []string{"the checkout"}
 	}
 	return files
-}
-
-// loadObjects reads the Flux objects from the cluster or, with --path, from
-// files. failed names the Kustomizations that --path left unrendered
-// because they read a file over a limit (nil when none did).
-func loadObjects(ctx context.Context, g globalOptions, opts tiersOptions) (source string, objs []flux.Object, warnings []string, failed error, err error) {
-	if opts.Path != "" {
-		res, err := render.Load(ctx, render.Options{Path: opts.Path, RepoRoot: opts.RepoRoot, Kinds: opts.Kinds})
-		if err != nil {
-			return "", nil, nil, nil, err
-		}
-		objs := res.Objects
-		if g.Namespace != "" {
-			objs = inNamespace(objs, g.Namespace)
-		}
-		return opts.Path, objs, res.Warnings, buildFailures(res.Failed), nil
-	}
-	cl, err := connect(ctx, g)
-	if err != nil {
-		return "", nil, nil, nil, err
-	}
-	if contains(opts.Kinds, "Kustomization") {
-		if objs, err = flux.ListKustomizations(ctx, cl.Client, g.Namespace); err != nil {
-			return "", nil, nil, nil, err
-		}
-	}
-	if contains(opts.Kinds, "HelmRelease") {
-		releases, err := flux.ListHelmReleases(ctx, cl.Client, g.Namespace)
-		switch {
-		case errors.Is(err, flux.ErrHelmNotInstalled):
-			warnings = append(warnings, err.Error()+": no HelmReleases listed")
-		case err != nil:
-			return "", nil, nil, nil, err
-		}
-		objs = append(objs, releases...)
-	}
-	return "cluster " + cl.Host, objs, warnings, nil, nil
-}
-
-func inNamespace(objs []flux.Object, ns string) []flux.Object {
-	var out []flux.Object
-	for _, o := range objs {
-		if o.ID.Namespace == ns {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-func checkKinds(kinds []string) error {
-	for _, k := range kinds {
-		if k != "Kustomization" && k != "HelmRelease" {
-			return usageErrorf("--kinds: unknown kind %q (want Kustomization or HelmRelease)", k)
-		}
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -8,15 +8,6 @@ import (
 	"github.com/kubestandup/standup/pkg/audit"
 )
 
-// Output formats of PrintAudit besides FormatJSON.
-const (
-	// FormatText is the human report: hazards grouped by Kustomization,
-	// errors first, and a summary line.
-	FormatText = "text"
-	// FormatSARIF is SARIF 2.1.0, for code-scanning UIs.
-	FormatSARIF = "sarif"
-)
-
 // AuditOptions controls how PrintAudit renders.
 type AuditOptions struct {
 	Options
@@ -24,28 +15,35 @@ type AuditOptions struct {
 	ToolVersion string
 }
 
-// AuditFormats returns the formats PrintAudit accepts, default first.
-func AuditFormats() []string {
-	return []string{FormatText, FormatJSON, FormatSARIF}
+// auditPrinters are the formats of PrintAudit, default first: the human
+// report (hazards grouped by Kustomization, errors first, and a summary
+// line), json and SARIF.
+func auditPrinters() []docPrinter[*audit.Report] {
+	return []docPrinter[*audit.Report]{
+		{FormatText, func(b *strings.Builder, r *audit.Report, rc renderContext) error {
+			writeAuditText(b, r, rc.styles())
+			return nil
+		}},
+		{FormatJSON, writer(writeAuditJSON)},
+		{FormatSARIF, func(b *strings.Builder, r *audit.Report, rc renderContext) error {
+			return writeAuditSARIF(b, r, rc.toolVersion)
+		}},
+	}
 }
+
+// AuditFormats returns the formats PrintAudit accepts, default first.
+func AuditFormats() []string { return formatNames(auditPrinters()) }
 
 // PrintAudit writes r to w in the given format, one of AuditFormats. The
 // output is rendered completely before anything is written, so a failure
 // leaves w untouched.
 func PrintAudit(w io.Writer, format string, r *audit.Report, opts AuditOptions) error {
-	var buf strings.Builder
-	var err error
-	switch format {
-	case FormatText:
-		writeAuditText(&buf, r, NewStyles(w, opts.Color))
-	case FormatJSON:
-		err = writeAuditJSON(&buf, r)
-	case FormatSARIF:
-		err = writeAuditSARIF(&buf, r, opts.ToolVersion)
-	default:
-		return fmt.Errorf("unknown output format %q (want one of: %s)", format, strings.Join(AuditFormats(), ", "))
-	}
+	p, err := lookup(auditPrinters(), format)
 	if err != nil {
+		return err
+	}
+	var buf strings.Builder
+	if err := p.write(&buf, r, renderContext{out: w, color: opts.Color, toolVersion: opts.ToolVersion}); err != nil {
 		return fmt.Errorf("audit %s output: %w", format, err)
 	}
 	if _, err := io.WriteString(w, buf.String()); err != nil {

@@ -1,13 +1,24 @@
-// Package printer renders standup's results for people and for programs.
-// Every printer is a pure writer to an io.Writer: it never talks to a
-// cluster and never decides by itself whether colour is wanted (the caller
-// passes Options.Color after honouring NO_COLOR and terminal detection).
+// Package printer renders standup's results for people and for programs:
+// every output standup writes, in one place.
+//
+// The registry (formats.go) holds each command's -o values, registered once
+// and taken from the printers that write them; ValidateFormat is the one
+// check of -o, made before a command runs. Each whole-document printer
+// (tiers, audit, audit --from-cluster, the resume --dry-run plan, version)
+// is a table of formats (render.go), and renders completely before it
+// writes, so a failure leaves the output untouched.
 //
 // The tiers printers take a TiersReport, a view model built by
 // NewTiersReport from a *tiers.Graph and the flux.Objects behind it, and
 // write it in one of TiersFormats: table, json, yaml, dot, mermaid or shell.
 // The json and yaml schemas are documented in docs/output.md.
 //
-// All lipgloss styles live in styles.go, by name, so that every command
-// looks the same.
+// A walk (resume, crds) is printed as it happens by a WalkPrinter: NDJSON on
+// stdout, a live view redrawn on a terminal, or plain timestamped lines for
+// CI logs, all from the one wait.Event type. The crds command's line report
+// is in crds.go.
+//
+// Terminal detection and NO_COLOR are decided in terminal.go (UseColor); a
+// printer itself never decides colour, it takes Options.Color. All lipgloss
+// styles live in styles.go, by name, so that every command looks the same.
 package printer

@@ -11,30 +11,41 @@ import (
 	"github.com/kubestandup/standup/pkg/audit"
 )
 
-// SkeletonFormats returns the formats PrintSkeleton accepts, default first.
-// "text" is accepted as the default's other name, because it is audit's.
-func SkeletonFormats() []string {
-	return []string{FormatYAML, FormatText, FormatJSON}
+// skeletonPrinters are the formats of PrintSkeleton, default first: a
+// commented standup.yaml fragment, under its own name and as "text" (audit's
+// default, so that -o text means the same for audit and audit
+// --from-cluster), and the findings as json.
+func skeletonPrinters() []docPrinter[*audit.Skeleton] {
+	return []docPrinter[*audit.Skeleton]{
+		{FormatYAML, builder(writeSkeletonYAML)},
+		{FormatText, builder(writeSkeletonYAML)},
+		{FormatJSON, func(b *strings.Builder, sk *audit.Skeleton, _ renderContext) error {
+			doc := skeletonDocument{SchemaVersion: AuditSchemaVersion, Skeleton: *sk}
+			doc.Findings = nonNil(doc.Findings)
+			data, err := json.MarshalIndent(doc, "", "  ")
+			if err != nil {
+				return err
+			}
+			b.Write(data)
+			b.WriteByte('\n')
+			return nil
+		}},
+	}
 }
 
-// PrintSkeleton writes sk to w: a commented standup.yaml fragment (yaml or
-// text), or the findings as json. Nothing is written when rendering fails.
+// SkeletonFormats returns the formats PrintSkeleton accepts, default first.
+func SkeletonFormats() []string { return formatNames(skeletonPrinters()) }
+
+// PrintSkeleton writes sk to w in the given format, one of SkeletonFormats.
+// Nothing is written when rendering fails.
 func PrintSkeleton(w io.Writer, format string, sk *audit.Skeleton) error {
+	p, err := lookup(skeletonPrinters(), format)
+	if err != nil {
+		return err
+	}
 	var buf strings.Builder
-	switch format {
-	case FormatYAML, FormatText:
-		writeSkeletonYAML(&buf, sk)
-	case FormatJSON:
-		doc := skeletonDocument{SchemaVersion: AuditSchemaVersion, Skeleton: *sk}
-		doc.Findings = nonNil(doc.Findings)
-		data, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return fmt.Errorf("audit --from-cluster json output: %w", err)
-		}
-		buf.Write(data)
-		buf.WriteByte('\n')
-	default:
-		return fmt.Errorf("unknown output format %q (want one of: %s)", format, strings.Join(SkeletonFormats(), ", "))
+	if err := p.write(&buf, sk, renderContext{out: w}); err != nil {
+		return fmt.Errorf("audit --from-cluster %s output: %w", format, err)
 	}
 	if _, err := io.WriteString(w, buf.String()); err != nil {
 		return fmt.Errorf("writing audit --from-cluster output: %w", err)

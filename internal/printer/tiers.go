@@ -6,51 +6,41 @@ import (
 	"strings"
 )
 
-// Output formats of PrintTiers.
-const (
-	FormatTable   = "table"
-	FormatJSON    = "json"
-	FormatYAML    = "yaml"
-	FormatDot     = "dot"
-	FormatMermaid = "mermaid"
-	FormatShell   = "shell"
-)
-
 // Options controls how printers render.
 type Options struct {
 	// Color enables ANSI colour in human formats. The caller decides it
-	// (NO_COLOR, --color, whether stdout is a terminal).
+	// (UseColor: NO_COLOR, --no-color, whether the output is a terminal).
 	Color bool
 }
 
-// TiersFormats returns the formats PrintTiers accepts, default first.
-func TiersFormats() []string {
-	return []string{FormatTable, FormatJSON, FormatYAML, FormatDot, FormatMermaid, FormatShell}
+// tiersPrinters are the formats of PrintTiers, default first.
+func tiersPrinters() []docPrinter[TiersReport] {
+	return []docPrinter[TiersReport]{
+		{FormatTable, func(b *strings.Builder, r TiersReport, rc renderContext) error {
+			writeTiersTable(b, r, rc.styles())
+			return nil
+		}},
+		{FormatJSON, writer(writeTiersJSON)},
+		{FormatYAML, writer(writeTiersYAML)},
+		{FormatDot, builder(writeTiersDot)},
+		{FormatMermaid, builder(writeTiersMermaid)},
+		{FormatShell, builder(writeTiersShell)},
+	}
 }
+
+// TiersFormats returns the formats PrintTiers accepts, default first.
+func TiersFormats() []string { return formatNames(tiersPrinters()) }
 
 // PrintTiers writes r to w in the given format, one of TiersFormats. The
 // output is rendered completely before anything is written, so a failure
 // leaves w untouched.
 func PrintTiers(w io.Writer, format string, r TiersReport, opts Options) error {
-	var buf strings.Builder
-	var err error
-	switch format {
-	case FormatTable:
-		writeTiersTable(&buf, r, NewStyles(w, opts.Color))
-	case FormatJSON:
-		err = writeTiersJSON(&buf, r)
-	case FormatYAML:
-		err = writeTiersYAML(&buf, r)
-	case FormatDot:
-		writeTiersDot(&buf, r)
-	case FormatMermaid:
-		writeTiersMermaid(&buf, r)
-	case FormatShell:
-		writeTiersShell(&buf, r)
-	default:
-		return fmt.Errorf("unknown output format %q (want one of: %s)", format, strings.Join(TiersFormats(), ", "))
-	}
+	p, err := lookup(tiersPrinters(), format)
 	if err != nil {
+		return err
+	}
+	var buf strings.Builder
+	if err := p.write(&buf, r, renderContext{out: w, color: opts.Color}); err != nil {
 		return fmt.Errorf("tiers %s output: %w", format, err)
 	}
 	if _, err := io.WriteString(w, buf.String()); err != nil {

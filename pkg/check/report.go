@@ -1,6 +1,8 @@
 package check
 
 import (
+	"strings"
+
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -51,4 +53,17 @@ func (r Report) Failed() []string {
 		}
 	}
 	return out
+}
+
+// FailedError is a report in which some checks failed; it names them.
+type FailedError struct{ Checks []string }
+
+func (e *FailedError) Error() string { return "check failed: " + strings.Join(e.Checks, ", ") }
+
+// Err returns a *FailedError naming the failed checks, or nil when every check held.
+func (r Report) Err() error {
+	if failed := r.Failed(); len(failed) > 0 {
+		return &FailedError{Checks: failed}
+	}
+	return nil
 }

@@ -59,15 +59,21 @@ func PreApply(ctx context.Context, c client.Client, bundle *Bundle, d Diagnosis,
 // list of the cluster's CRDs, PlanCreate (which refuses a name conflict,
 // creating nothing), then Create. It never modifies a CRD that exists.
 func CreateAbsent(ctx context.Context, c client.Client, entries []BundleEntry, opts ApplyOptions) (Result, error) {
-	existing, err := ListCRDs(ctx, c)
-	if err != nil {
-		return Result{}, err
-	}
-	plan, err := PlanCreate(entries, existing)
+	plan, err := PlanAbsent(ctx, c, entries)
 	if err != nil {
 		return Result{}, err
 	}
 	return Create(ctx, c, plan, opts)
+}
+
+// PlanAbsent is CreateAbsent without the creates, for a dry run: one fresh
+// list of the cluster's CRDs, then PlanCreate.
+func PlanAbsent(ctx context.Context, c client.Reader, entries []BundleEntry) (Plan, error) {
+	existing, err := ListCRDs(ctx, c)
+	if err != nil {
+		return Plan{}, err
+	}
+	return PlanCreate(entries, existing)
 }
 
 // ListCRDs reads every CRD fresh from the API server (never from a cache).

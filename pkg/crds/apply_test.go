@@ -136,3 +136,24 @@ func TestPreApplyListsOnceAndCreatesOnlyTheAbsent(t *testing.T) {
 		t.Errorf("created %v, want %s annotated for its Kustomization", f.created, sp.Name)
 	}
 }
+
+func TestPlanAbsentListsAndPlansWithoutWriting(t *testing.T) {
+	widgets := crdNamed("widgets", "example.com", "Widget", "widget")
+	f := &fakeCRDClient{existing: []apiextensionsv1.CustomResourceDefinition{*widgets}}
+	entries := []BundleEntry{entry(crdNamed("sprockets", "example.com", "Sprocket", "sprocket")), entry(widgets)}
+	plan, err := PlanAbsent(context.Background(), f, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := entryNames(plan.Create); !reflect.DeepEqual(got, []string{"sprockets.example.com"}) || !reflect.DeepEqual(plan.Existing, []string{"widgets.example.com"}) {
+		t.Errorf("plan creates %v, leaves %v", got, plan.Existing)
+	}
+	if len(f.created) > 0 {
+		t.Errorf("PlanAbsent created %d CRDs", len(f.created))
+	}
+	conflicting := []BundleEntry{entry(crdNamed("gadgets", "example.com", "Widget", "gadget"))}
+	var ce *ConflictError
+	if _, err := PlanAbsent(context.Background(), f, conflicting); !errors.As(err, &ce) {
+		t.Errorf("err = %v, want *ConflictError", err)
+	}
+}

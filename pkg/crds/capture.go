@@ -3,6 +3,7 @@ package crds
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -106,5 +107,28 @@ func RuntimeCRDs(all []string, inventories [][]string) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// SelectRuntime returns the live CRDs of the given API groups (all groups
+// when groups is empty) that no Kustomization of objs lists in its
+// inventory, sorted by name: what `standup crds capture` writes.
+func SelectRuntime(live []*apiextensionsv1.CustomResourceDefinition, groups []string, objs []flux.Object) []*apiextensionsv1.CustomResourceDefinition {
+	byName := make(map[string]*apiextensionsv1.CustomResourceDefinition, len(live))
+	var names []string
+	for _, c := range live {
+		if len(groups) == 0 || slices.Contains(groups, c.Spec.Group) {
+			byName[c.Name] = c
+			names = append(names, c.Name)
+		}
+	}
+	inventories := make([][]string, 0, len(objs))
+	for _, o := range objs {
+		inventories = append(inventories, o.Inventory)
+	}
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, n := range RuntimeCRDs(names, inventories) {
+		out = append(out, byName[n])
+	}
 	return out
 }

@@ -14,19 +14,25 @@
 //
 // LoadBundle reads a directory of CRD manifests, strictly: anything that is
 // not a well-formed apiextensions.k8s.io/v1 CustomResourceDefinition is an
-// error naming the file and the document. StripForCapture and MarshalCRD turn
-// a live CRD into a manifest fit for the bundle, and RuntimeCRDs picks the
-// CRDs that no Kustomization inventory lists.
+// error naming the file and the document. LoadBundleOrDefault is what every
+// command loads: the --crds directory, else DefaultBundleDir when it exists,
+// else no bundle. StripForCapture and MarshalCRD turn a live CRD into a
+// manifest fit for the bundle, RuntimeCRDs and SelectRuntime pick the CRDs
+// that no Kustomization inventory lists, and WriteCaptured writes them.
 //
-// CreateAbsent is the one path by which standup writes a CRD (PreApply, for
-// a diagnosed deadlock, and crds --all both go through it): one fresh list
-// of the cluster's CRDs; PlanCreate, which leaves alone every CRD that
-// exists and refuses, before any write, a CRD whose names collide with an
-// existing one of its group; then Create, a plain create per CRD, never an
-// apply or an update, so that a CRD an operator creates in the meantime is
-// refused as AlreadyExists and left alone.
+// Stuck diagnoses a list of Kustomizations at once and PlanRepairs resolves
+// each deadlock against the bundle (the crds command's report). CreateAbsent
+// is the one path by which standup writes a CRD (PreApply, for a diagnosed
+// deadlock, and crds --all both go through it): one fresh list of the
+// cluster's CRDs; PlanCreate, which leaves alone every CRD that exists and
+// refuses, before any write, a CRD whose names collide with an existing one
+// of its group; then Create, a plain create per CRD, never an apply or an
+// update, so that a CRD an operator creates in the meantime is refused as
+// AlreadyExists and left alone. PlanAbsent is the same without the creates,
+// for a dry run.
 //
-// Everything in the files parse.go, diagnose.go, bundle.go, capture.go,
-// plan.go and conflict.go is pure or reads local files only; it never talks
-// to a cluster. apply.go holds the I/O.
+// Everything in the files parse.go, diagnose.go, repair.go, bundle.go,
+// bundledir.go, capture.go, plan.go and conflict.go is pure or reads local
+// files only; it never talks to a cluster. capture_write.go writes local
+// files; apply.go holds the cluster I/O.
 package crds

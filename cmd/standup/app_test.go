@@ -7,78 +7,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/kubestandup/standup/internal/printer"
 )
-
-func TestInterspersedHoistsFlagsWrittenAfterNames(t *testing.T) {
-	cases := []struct {
-		in, want string
-	}{
-		{"standup resume platform-config --dry-run", "standup resume --dry-run -- platform-config"},
-		{"standup resume ks apps -n flux-system --dry-run", "standup resume -n flux-system --dry-run -- ks apps"},
-		{"standup resume --crds dir apps --max-inflight 2", "standup resume --crds dir --max-inflight 2 -- apps"},
-		{"standup tiers extra --path X", "standup tiers --path X -- extra"},
-		{"standup tiers --path X", "standup tiers --path X"},
-		{"standup -o json tiers --path X", "standup -o json tiers --path X"},
-		{"standup --kubeconfig k resume a --timeout=3s", "standup --kubeconfig k resume --timeout=3s -- a"},
-		{"standup crds --dry-run capture --out d", "standup crds --dry-run capture --out d"},
-		{"standup crds capture extra --out d", "standup crds capture --out d -- extra"},
-		{"standup resume a -- --dry-run", "standup resume -- a -- --dry-run"},
-		{"standup resume --dry-run=false a", "standup resume --dry-run=false -- a"},
-		{"standup help resume", "standup help resume"},
-		{"standup nosuch --dry-run", "standup nosuch --dry-run"},
-		{"standup", "standup"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.in, func(t *testing.T) {
-			app := testApp()
-			got := strings.Join(interspersed(app, strings.Fields(tc.in)), " ")
-			if got != tc.want {
-				t.Fatalf("interspersed(%q)\n got %q\nwant %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}
-
-// testApp is the app Run builds, with its commands' flags shared.
-func testApp() *cli.App {
-	app := newApp(Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}})
-	return app
-}
-
-func TestResumeNames(t *testing.T) {
-	cases := []struct {
-		args    []string
-		want    []string
-		wantErr string
-	}{
-		{args: nil, want: nil},
-		{args: []string{"apps"}, want: []string{"apps"}},
-		{args: []string{"ks", "apps", "flux-system/infra"}, want: []string{"apps", "flux-system/infra"}},
-		{args: []string{"Kustomization", "apps"}, want: []string{"apps"}},
-		{args: []string{"ks"}, wantErr: "name the Kustomizations"},
-		{args: []string{"hr", "podinfo"}, wantErr: "Kustomizations only"},
-		{args: []string{"a/b/c"}, wantErr: "not NAME or NAMESPACE/NAME"},
-	}
-	for _, tc := range cases {
-		got, err := resumeNames(tc.args)
-		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || codeOf(err) != ExitUsage {
-				t.Errorf("resumeNames(%v) = %v, %v; want usage error with %q", tc.args, got, err, tc.wantErr)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("resumeNames(%v) = %v, %v; want %v", tc.args, got, err, tc.want)
-		}
-	}
-}
 
 // countingServer is an API server that answers nothing useful and counts
 // what it is asked; its kubeconfig is returned.
@@ -220,5 +157,59 @@ func TestRequestTimeoutEndsARequestTheServerNeverAnswers(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("still running 60 s after --request-timeout 1s: hung")
+	}
+}
+
+// TestEveryCommandHasRegisteredFormats: guard checks -o against the printer
+// registry for every command, so every command must be in it.
+func TestEveryCommandHasRegisteredFormats(t *testing.T) {
+	var walk func(prefix string, cmds []*cli.Command)
+	walk = func(prefix string, cmds []*cli.Command) {
+		for _, cmd := range cmds {
+			path := prefix + cmd.Name
+			if _, ok := printer.FormatsOf(path); !ok && cmd.Action != nil {
+				t.Errorf("%s: no output formats registered", path)
+			}
+			walk(path+" ", cmd.Subcommands)
+		}
+	}
+	walk("", newApp(Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}).Commands)
+	if _, ok := printer.FormatsOf("audit --from-cluster"); !ok {
+		t.Error("audit --from-cluster: no output formats registered")
+	}
+}
+
+// TestBadOutputFormatIsRefusedBeforeAnyRequest: -o is checked once, before
+// a command runs, with each command's own refusal.
+func TestBadOutputFormatIsRefusedBeforeAnyRequest(t *testing.T) {
+	kubeconfig, requests := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusServiceUnavailable)
+	})
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"version", "-o", "yaml"}, `version: unknown output format "yaml" (want text or json)`},
+		{[]string{"tiers", "-o", "text"}, `tiers: unknown output format "text" (want one of: table, json, yaml, dot, mermaid, shell)`},
+		{[]string{"-o", "table", "resume", "apps", "--dry-run"}, `resume: unknown output format "table" (want text or json)`},
+		{[]string{"audit", "-o", "yaml", "--path", "../../examples/homelab/clusters/prod"}, `audit: unknown output format "yaml" (want one of: text, json, sarif)`},
+		{[]string{"audit", "--from-cluster", "-o", "sarif", "--path", "../../examples/homelab/clusters/prod"}, `audit --from-cluster: unknown output format "sarif" (want one of: yaml, text, json)`},
+		{[]string{"check", "-o", "yaml"}, `check: unknown output format "yaml" (want text or json)`},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			before := requests.Load()
+			var out, errOut bytes.Buffer
+			err := Run(context.Background(), append([]string{"standup", "--kubeconfig", kubeconfig}, tc.args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+			if code := ExitCode(err, &errOut); code != ExitUsage {
+				t.Fatalf("exit %d, want %d (usage)\nstderr: %s", code, ExitUsage, errOut.String())
+			}
+			if got := errOut.String(); got != "standup: "+tc.want+"\n" {
+				t.Errorf("stderr = %q, want %q", got, "standup: "+tc.want+"\n")
+			}
+			if n := requests.Load() - before; n != 0 || out.Len() > 0 {
+				t.Errorf("%d API requests and %d bytes of output before refusing -o", n, out.Len())
+			}
+		})
 	}
 }

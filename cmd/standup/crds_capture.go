@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/flux"
+)
+
+// captureOptions are the flags of `standup crds capture`.
+type captureOptions struct {
+	Out    string
+	Groups cli.StringSlice
+}
+
+func captureCommand(streams Streams) *cli.Command {
+	o := &captureOptions{}
+	return &cli.Command{
+		Name:  "capture",
+		Usage: "write the CRDs no Flux Kustomization applied (created by operators at runtime): the bundle for a stuck cluster",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Destination: &o.Out, Required: true, Usage: "directory to write one file per CRD into"},
+			&cli.StringSliceFlag{Name: "group", Destination: &o.Groups, Usage: "only CRDs of these API groups"},
+		},
+		Action: func(c *cli.Context) error { return runCapture(c.Context, globals(c), *o, streams) },
+	}
+}
+
+// runCapture writes, one file each, the live CRDs that no Kustomization's
+// inventory lists, and prints the paths written.
+func runCapture(ctx context.Context, g globalOptions, opts captureOptions, streams Streams) error {
+	cl, err := connect(ctx, g)
+	if err != nil {
+		return err
+	}
+	objs, err := flux.ListKustomizations(ctx, cl.Client, "")
+	if err != nil {
+		return err
+	}
+	live, err := crds.ListCRDs(ctx, cl.Client)
+	if err != nil {
+		return err
+	}
+	runtime := crds.SelectRuntime(live, opts.Groups.Value(), objs)
+	written, err := crds.WriteCaptured(opts.Out, runtime)
+	printer.PrintCaptured(streams.Out, written)
+	if err != nil {
+		return err
+	}
+	if !g.Quiet {
+		printer.PrintCaptureSummary(streams.Err, len(runtime))
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/kube"
+)
+
+// globalOptions are the flags every command shares, read from the context.
+type globalOptions struct {
+	Kubeconfig string
+	Context    string
+	Namespace  string
+	// Output is the -o format, already checked: the command's default when
+	// -o is not given.
+	Output string
+	Quiet  bool
+	// NoColor is --no-color; printer.UseColor also honours NO_COLOR.
+	NoColor bool
+	Timeout time.Duration
+	// RequestTimeout bounds one API request other than a watch.
+	RequestTimeout time.Duration
+	Verbose        bool
+}
+
+func globals(c *cli.Context) globalOptions {
+	output := setAt(c, "output").String("output")
+	if format, err := printer.ValidateFormat(commandPath(c), output); err == nil {
+		output = format // guard refused any other
+	}
+	return globalOptions{
+		Kubeconfig:     setAt(c, "kubeconfig").String("kubeconfig"),
+		Context:        setAt(c, "context").String("context"),
+		Namespace:      setAt(c, "namespace").String("namespace"),
+		Output:         output,
+		Quiet:          setAt(c, "quiet").Bool("quiet"),
+		NoColor:        setAt(c, "no-color").Bool("no-color"),
+		Timeout:        setAt(c, "timeout").Duration("timeout"),
+		RequestTimeout: setAt(c, "request-timeout").Duration("request-timeout"),
+		Verbose:        setAt(c, "verbose").Bool("verbose"),
+	}
+}
+
+// useColor decides colour for w: a terminal, and neither --no-color nor NO_COLOR.
+func useColor(g globalOptions, w io.Writer) bool {
+	return printer.UseColor(w, g.NoColor)
+}
+
+// setAt returns the innermost context where a global flag was given on the
+// command line (before or after the command name), else c itself, whose
+// value then comes from the environment or the default.
+func setAt(c *cli.Context, name string) *cli.Context {
+	for _, lc := range c.Lineage() {
+		if lc.Command == nil && lc.App == nil {
+			continue
+		}
+		for _, set := range lc.LocalFlagNames() {
+			if set == name {
+				return lc
+			}
+		}
+	}
+	return c
+}
+
+// commandPath names the running command as the printer registry does:
+// "crds capture"; and "audit --from-cluster", which prints another
+// document than audit.
+func commandPath(c *cli.Context) string {
+	var names []string
+	for _, lc := range c.Lineage() {
+		if lc.Command != nil && lc.Command.Name != c.App.Name { // the app's own root command
+			names = append([]string{lc.Command.Name}, names...)
+		}
+	}
+	path := strings.Join(names, " ")
+	if path == "audit" && c.Bool("from-cluster") {
+		path += " --from-cluster"
+	}
+	return path
+}
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "kubeconfig", EnvVars: []string{"KUBECONFIG"}, Usage: "path to the kubeconfig file"},
+		&cli.StringFlag{Name: "context", Usage: "kubeconfig context to use"},
+		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "only this namespace (default: all namespaces)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format (per command; see its help)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+		&cli.BoolFlag{Name: "no-color", Usage: "no colour (also NO_COLOR)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "give up on the whole command after this long; exit 124 (0: no limit)"},
+		&cli.DurationFlag{Name: "request-timeout", Usage: "give up on one API request (not a watch) after this long", Value: kube.DefaultRequestTimeout},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log client and controller-runtime details, count API requests"},
+	}
+}
+
+// shareGlobalFlags lets global flags follow the command too (`standup tiers
+// -o json`), as kubectl's and flux's do, and gives every command the same
+// one-line usage errors.
+func shareGlobalFlags(cmd *cli.Command, onUsage cli.OnUsageErrorFunc) {
+	cmd.Flags = append(cmd.Flags, globalFlags()...)
+	cmd.OnUsageError = onUsage
+	for _, sub := range cmd.Subcommands {
+		shareGlobalFlags(sub, onUsage)
+	}
+}

@@ -1,0 +1,54 @@
+package printer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Version is what `standup version` prints.
+type Version struct {
+	Version string `json:"version"`
+	// FluxAPIs are the Flux API group versions standup reads and writes.
+	FluxAPIs []string `json:"fluxAPIs"`
+	// KustomizeController is the kustomize-controller release range standup is tested against.
+	KustomizeController string `json:"kustomizeController"`
+}
+
+// versionPrinters are the formats of PrintVersion, default first.
+func versionPrinters() []docPrinter[Version] {
+	return []docPrinter[Version]{
+		{FormatText, builder(writeVersionText)},
+		{FormatJSON, writer(func(w io.Writer, v Version) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(v)
+		})},
+	}
+}
+
+// PrintVersion writes v as text (or its other name, table) or json.
+func PrintVersion(w io.Writer, format string, v Version) error {
+	if format == FormatTable {
+		format = FormatText
+	}
+	p, err := lookup(versionPrinters(), format)
+	if err != nil {
+		return err
+	}
+	var buf strings.Builder
+	if err := p.write(&buf, v, renderContext{out: w}); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, buf.String())
+	return err
+}
+
+func writeVersionText(b *strings.Builder, v Version) {
+	fmt.Fprintf(b, "standup %s\n", v.Version)
+	for _, api := range v.FluxAPIs {
+		fmt.Fprintf(b, "flux API: %s\n", api)
+	}
+	fmt.Fprintf(b, "tested with kustomize-controller: %s\n", v.KustomizeController)
+}

@@ -1,0 +1,76 @@
+package printer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/kubestandup/standup/pkg/wait"
+)
+
+// WalkPrinter prints a walk's events as they come and its summary at the end.
+type WalkPrinter interface {
+	Event(wait.Event)
+	Close(wait.Summary)
+}
+
+// WalkFormats returns the formats NewWalkPrinter accepts, default first.
+func WalkFormats() []string { return []string{FormatText, FormatJSON} }
+
+// WalkOptions choose a walk printer.
+type WalkOptions struct {
+	// Format is FormatText or FormatJSON.
+	Format string
+	// Quiet prints nothing but the summary.
+	Quiet bool
+	// NoColor is --no-color.
+	NoColor bool
+}
+
+// NewWalkPrinter returns the printer for a walk: NDJSON events on out (json),
+// else progress on errOut: a live view on a terminal, plain timestamped lines
+// otherwise (CI logs), only the summary with Quiet.
+func NewWalkPrinter(out, errOut io.Writer, o WalkOptions) WalkPrinter {
+	switch {
+	case o.Format == FormatJSON:
+		return &jsonWalk{enc: json.NewEncoder(out)}
+	case o.Quiet:
+		return &plainWalk{w: io.Discard, summary: errOut, styles: NewStyles(errOut, false)}
+	case IsTerminal(errOut):
+		return newLiveWalk(errOut, NewStyles(errOut, UseColor(errOut, o.NoColor)))
+	default:
+		return &plainWalk{w: errOut, summary: errOut, styles: NewStyles(errOut, false)}
+	}
+}
+
+// jsonWalk writes one JSON object per event, the summary as the last one.
+type jsonWalk struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func (p *jsonWalk) Event(e wait.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.enc.Encode(e)
+}
+
+func (p *jsonWalk) Close(s wait.Summary) {
+	p.Event(wait.Event{Time: time.Now(), Type: wait.EventSummary, Summary: &s})
+}
+
+// plainWalk writes one timestamped line per event, for logs.
+type plainWalk struct {
+	w, summary io.Writer
+	styles     Styles
+}
+
+func (p *plainWalk) Event(e wait.Event) {
+	fmt.Fprintf(p.w, "%s %s\n", e.Time.Format("15:04:05.000"), eventLine(e, p.styles))
+}
+
+func (p *plainWalk) Close(s wait.Summary) {
+	fmt.Fprintln(p.summary, summaryLine(s, p.styles))
+}

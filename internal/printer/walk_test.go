@@ -1,0 +1,210 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/tiers"
+	"github.com/kubestandup/standup/pkg/wait"
+)
+
+func walkNode(ns, name string) *tiers.ID {
+	return &tiers.ID{Kind: "Kustomization", Namespace: ns, Name: name}
+}
+
+// walkEvents is a walk with every kind of event a printer shows: a node in
+// each phase, a reconcile request, a diagnosis, a pre-apply that succeeds
+// and one that fails, and a message of several lines too long for a row.
+func walkEvents() ([]wait.Event, wait.Summary) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	d := &crds.Diagnosis{Kustomization: *walkNode("flux-system", "apps"), Reason: "ReconciliationFailed",
+		Missing: []crds.MissingType{{Group: "cdi.kubevirt.io", Kind: "StorageProfile", GroupKnown: true, Versions: []string{"v1beta1"}, Plural: "storageprofiles",
+			CRDName: "storageprofiles.cdi.kubevirt.io", BundleFile: "bootstrap/crds/sp.yaml", Objects: []crds.ObjectRef{{Kind: "StorageProfile", Name: "local"}}}}}
+	evs := []wait.Event{
+		{Time: t0, Type: wait.EventNode, Node: walkNode("flux-system", "infra"), Tier: 0, Phase: wait.PhasePending, Message: "waiting for dependencies"},
+		{Time: t0.Add(time.Millisecond), Type: wait.EventAction, Node: walkNode("flux-system", "infra"), Action: string(wait.ActionReconcile), Message: "requested"},
+		{Time: t0.Add(2 * time.Millisecond), Type: wait.EventNode, Node: walkNode("flux-system", "infra"), Tier: 0, Phase: wait.PhaseReconciling, Message: "Reconciliation in progress\nsecond line", Elapsed: wait.Duration(1500 * time.Millisecond)},
+		{Time: t0.Add(3 * time.Second), Type: wait.EventNode, Node: walkNode("flux-system", "infra"), Tier: 0, Phase: wait.PhaseReady, Message: "Applied revision: main@sha1:abc", Elapsed: wait.Duration(3 * time.Second)},
+		{Time: t0.Add(4 * time.Second), Type: wait.EventNode, Node: walkNode("flux-system", "apps"), Tier: 1, Phase: wait.PhaseFailed, Reason: "ReconciliationFailed", Message: "  StorageProfile/local dry-run failed: no matches for kind \"StorageProfile\" in version \"cdi.kubevirt.io/v1beta1\" and this message is long enough to be truncated in the live view\nmore", Elapsed: wait.Duration(time.Second)},
+		{Time: t0.Add(5 * time.Second), Type: wait.EventDiagnosis, Node: walkNode("flux-system", "apps"), Tier: 1, Message: "cold-start deadlock proven", Diagnosis: d},
+		{Time: t0.Add(6 * time.Second), Type: wait.EventAction, Node: walkNode("flux-system", "apps"), Action: "pre-apply-crds", Message: "created storageprofiles.cdi.kubevirt.io"},
+		{Time: t0.Add(7 * time.Second), Type: wait.EventAction, Node: walkNode("flux-system", "apps"), Action: "pre-apply-crds", Reason: "Failed", Message: "forbidden"},
+		{Time: t0.Add(8 * time.Second), Type: wait.EventNode, Node: walkNode("flux-system", "web"), Tier: 2, Phase: wait.PhaseBlocked, Message: "dependency flux-system/apps failed"},
+		{Time: t0.Add(9 * time.Second), Type: wait.EventNode, Node: walkNode("default", "zeta"), Tier: 1, Phase: wait.PhaseRemediating, Message: "pre-applying CRDs"},
+		{Time: t0.Add(10 * time.Second), Type: wait.EventNode, Tier: 0, Phase: wait.PhasePending, Message: "walk-level"},
+	}
+	s := wait.Summary{Ready: 1, Failed: 1, Blocked: 1, Pending: 1, Total: 4, Mutations: 3, Elapsed: wait.Duration(10 * time.Second), Interrupted: true}
+	return evs, s
+}
+
+// TestWalkPrintersGolden: the plain lines (CI logs) and the live view, with
+// and without colour, and NDJSON, byte for byte.
+func TestWalkPrintersGolden(t *testing.T) {
+	evs, s := walkEvents()
+	ok := wait.Summary{Ready: 4, Total: 4, Mutations: 2, Elapsed: wait.Duration(2500 * time.Millisecond)}
+	for _, color := range []bool{false, true} {
+		suffix := ""
+		if color {
+			suffix = "-color"
+		}
+		t.Run("plain"+suffix, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &plainWalk{w: &out, summary: &out, styles: NewStyles(&out, color)}
+			for _, e := range evs {
+				p.Event(e)
+			}
+			p.Close(s)
+			p.Close(ok)
+			compareGolden(t, filepath.Join("testdata", "walk", "plain"+suffix+".golden"), out.Bytes())
+		})
+		t.Run("live"+suffix, func(t *testing.T) {
+			var out bytes.Buffer
+			p := newLiveWalk(&out, NewStyles(&out, color))
+			for _, e := range evs {
+				p.Event(e)
+			}
+			p.Close(s)
+			compareGolden(t, filepath.Join("testdata", "walk", "live"+suffix+".golden"), out.Bytes())
+		})
+	}
+	t.Run("ndjson", func(t *testing.T) {
+		var out bytes.Buffer
+		p := NewWalkPrinter(&out, io.Discard, WalkOptions{Format: FormatJSON})
+		for _, e := range evs {
+			p.Event(e)
+		}
+		compareGolden(t, filepath.Join("testdata", "walk", "ndjson.golden"), out.Bytes())
+		out.Reset()
+		p.Close(s)
+		var last wait.Event
+		if err := json.Unmarshal(out.Bytes(), &last); err != nil || last.Type != wait.EventSummary || last.Summary == nil || last.Summary.Total != s.Total {
+			t.Errorf("Close wrote %q (%v), want the summary event", out.String(), err)
+		}
+	})
+}
+
+// TestNewWalkPrinterChooses: -o json is NDJSON on stdout; otherwise
+// progress goes to stderr, plain lines when it is not a terminal, and only
+// the summary with -q.
+func TestNewWalkPrinterChooses(t *testing.T) {
+	evs, s := walkEvents()
+	tests := []struct {
+		name            string
+		opts            WalkOptions
+		wantOut         string // a substring of stdout, "" for none
+		wantErrLines    int
+		wantErrContains string
+	}{
+		{name: "json", opts: WalkOptions{Format: FormatJSON}, wantOut: `"type":"summary"`},
+		{name: "text, not a terminal", opts: WalkOptions{Format: FormatText}, wantErrLines: len(evs) + 2, wantErrContains: "10:00:00.000 … Kustomization/flux-system/infra pending"},
+		{name: "quiet", opts: WalkOptions{Format: FormatText, Quiet: true}, wantErrLines: 1, wantErrContains: "✗ 1/4 ready"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			p := NewWalkPrinter(&out, &errOut, tt.opts)
+			for _, e := range evs {
+				p.Event(e)
+			}
+			p.Close(s)
+			if tt.wantOut == "" && out.Len() > 0 || !strings.Contains(out.String(), tt.wantOut) {
+				t.Errorf("stdout = %q, want %q", out.String(), tt.wantOut)
+			}
+			if n := strings.Count(errOut.String(), "\n"); n != tt.wantErrLines || !strings.Contains(errOut.String(), tt.wantErrContains) {
+				t.Errorf("stderr has %d lines, want %d with %q:\n%s", n, tt.wantErrLines, tt.wantErrContains, errOut.String())
+			}
+			if strings.Contains(errOut.String(), "\x1b[") {
+				t.Errorf("colour on a stream that is not a terminal:\n%q", errOut.String())
+			}
+		})
+	}
+}
+
+func TestSummaryLine(t *testing.T) {
+	tests := []struct {
+		name string
+		s    wait.Summary
+		want string
+	}{
+		{name: "all ready", s: wait.Summary{Ready: 3, Total: 3, Mutations: 3, Elapsed: wait.Duration(1250 * time.Millisecond)},
+			want: "✔ 3/3 ready, 0 failed, 0 blocked in 1.2s (3 mutations)"},
+		{name: "failed", s: wait.Summary{Ready: 1, Failed: 1, Total: 2, Elapsed: wait.Duration(time.Minute)},
+			want: "✗ 1/2 ready, 1 failed, 0 blocked in 60.0s (0 mutations)"},
+		{name: "blocked", s: wait.Summary{Blocked: 2, Total: 2},
+			want: "✗ 0/2 ready, 0 failed, 2 blocked in 0.0s (0 mutations)"},
+		{name: "interrupted with nodes unfinished", s: wait.Summary{Ready: 1, Pending: 2, Total: 3, Interrupted: true},
+			want: "✗ 1/3 ready, 0 failed, 0 blocked in 0.0s (0 mutations), 2 unfinished, interrupted"},
+		{name: "nothing to walk", want: "✔ 0/0 ready, 0 failed, 0 blocked in 0.0s (0 mutations)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := summaryLine(tt.s, NewStyles(io.Discard, false)); got != tt.want {
+				t.Errorf("summaryLine() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEventLine(t *testing.T) {
+	tests := []struct {
+		name string
+		e    wait.Event
+		want string
+	}{
+		{name: "ready", e: wait.Event{Type: wait.EventNode, Node: walkNode("a", "b"), Phase: wait.PhaseReady, Message: "Applied revision: main@sha1:1"},
+			want: "✔ Kustomization/a/b Applied revision: main@sha1:1"},
+		{name: "failed: reason and the first line only", e: wait.Event{Type: wait.EventNode, Node: walkNode("a", "b"), Phase: wait.PhaseFailed, Reason: "BuildFailed", Message: "\n kustomization path not found\nmore"},
+			want: "✗ Kustomization/a/b BuildFailed: kustomization path not found"},
+		{name: "blocked", e: wait.Event{Type: wait.EventNode, Node: walkNode("a", "b"), Phase: wait.PhaseBlocked, Message: "dependency a/x failed"},
+			want: "⊘ Kustomization/a/b dependency a/x failed"},
+		{name: "pending, no node", e: wait.Event{Type: wait.EventNode, Phase: wait.PhasePending, Message: "waiting"},
+			want: "… pending: waiting"},
+		{name: "action", e: wait.Event{Type: wait.EventAction, Node: walkNode("a", "b"), Action: "reconcile", Message: "requested"},
+			want: "► Kustomization/a/b reconcile: requested"},
+		{name: "action failed", e: wait.Event{Type: wait.EventAction, Node: walkNode("a", "b"), Action: "reconcile", Reason: "Failed", Message: "forbidden"},
+			want: "✗ Kustomization/a/b reconcile failed: forbidden"},
+		{name: "diagnosis without details", e: wait.Event{Type: wait.EventDiagnosis, Node: walkNode("a", "b"), Message: "deadlock suspected"},
+			want: "! Kustomization/a/b deadlock suspected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := eventLine(tt.e, NewStyles(io.Discard, false)); got != tt.want {
+				t.Errorf("eventLine() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFirstLineAndTruncate(t *testing.T) {
+	lines := []struct{ in, want string }{
+		{"", ""},
+		{"one", "one"},
+		{"  padded  \nsecond", "padded  "}, // only the whole message is trimmed
+		{"\n\nafter blank lines\nx", "after blank lines"},
+	}
+	for _, tt := range lines {
+		if got := firstLine(tt.in); got != tt.want {
+			t.Errorf("firstLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	cuts := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"one too long", 11, "one too lo…"},
+	}
+	for _, tt := range cuts {
+		if got := truncate(tt.in, tt.n); got != tt.want {
+			t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
-	"github.com/fluxcd/pkg/apis/meta"
-	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,16 +26,8 @@ import (
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// Resources the walk watches.
-var (
-	kustomizationsGVR = kustomizev1.GroupVersion.WithResource("kustomizations")
-	crdsGVR           = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
-	sourceGVRs        = map[string]schema.GroupVersionResource{
-		sourcev1.GitRepositoryKind: sourcev1.GroupVersion.WithResource("gitrepositories"),
-		sourcev1.OCIRepositoryKind: sourcev1.GroupVersion.WithResource("ocirepositories"),
-		sourcev1.BucketKind:        sourcev1.GroupVersion.WithResource("buckets"),
-	}
-)
+// Resources the walk watches besides Flux's own (flux.KustomizationGVR, flux.SourceGVR).
+var crdsGVR = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
 
 // Loop is the I/O around a Walker: watches feed it objects, and it performs
 // the actions the walker decides.
@@ -96,7 +86,7 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(l.Dynamic, l.Resync, l.Namespace, nil)
 	clusterFactory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
 	syncs := []toolscache.InformerSynced{
-		watchInto(factory, kustomizationsGVR, box, cancel).HasSynced,
+		watchInto(factory, flux.KustomizationGVR, box, cancel).HasSynced,
 		watchInto(clusterFactory, crdsGVR, box, cancel).HasSynced,
 	}
 	factory.Start(ctx.Done())
@@ -120,7 +110,7 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		for items := box.drain(); len(items) > 0; items = box.drain() {
 			for _, o := range items {
 				l.observe(w, o)
-				if o.gvr == kustomizationsGVR && !o.deleted {
+				if o.gvr == flux.KustomizationGVR && !o.deleted {
 					if err := l.watchSource(ctx, sourceFactory, box, cancel, watchedSources, o.obj); err != nil {
 						if fatal := raised(ctx); fatal != nil {
 							return w.Summary(time.Now(), false), fatal
@@ -258,7 +248,7 @@ func handler(gvr schema.GroupVersionResource, box *inbox) toolscache.ResourceEve
 
 func (l *Loop) observe(w *Walker, o observation) {
 	switch o.gvr {
-	case kustomizationsGVR:
+	case flux.KustomizationGVR:
 		ks := &kustomizev1.Kustomization{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.obj.Object, ks); err != nil {
 			return
@@ -294,7 +284,7 @@ func (l *Loop) observe(w *Walker, o observation) {
 // waits for its initial list.
 func (l *Loop) watchSource(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory, box *inbox, stop context.CancelCauseFunc, started map[string]bool, obj *unstructured.Unstructured) error {
 	kind, _, _ := unstructured.NestedString(obj.Object, "spec", "sourceRef", "kind")
-	gvr, ok := sourceGVRs[kind]
+	gvr, ok := flux.SourceGVR(kind)
 	if !ok || started[kind] {
 		return nil
 	}
@@ -335,20 +325,9 @@ func (l *Loop) perform(ctx context.Context, a Action) ActionResult {
 	return ActionResult{Action: a, Err: fmt.Errorf("unknown action %q", a.Kind)}
 }
 
-// RequestReconcile performs a reconcile action: one merge patch that sets
-// the reconcile.fluxcd.io/requestedAt annotation, and spec.suspend=false
-// when the action resumes the Kustomization (as flux resume does).
+// RequestReconcile performs a reconcile action with flux.RequestReconcile.
 func RequestReconcile(ctx context.Context, c client.Client, a Action) error {
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, meta.ReconcileRequestAnnotation, a.Token)
-	if a.Unsuspend {
-		patch = fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}},"spec":{"suspend":false}}`, meta.ReconcileRequestAnnotation, a.Token)
-	}
-	ks := &kustomizev1.Kustomization{}
-	ks.Namespace, ks.Name = a.Node.Namespace, a.Node.Name
-	if err := c.Patch(ctx, ks, client.RawPatch("application/merge-patch+json", []byte(patch))); err != nil {
-		return fmt.Errorf("%s reconcile request failed: %w", a.Node, kube.Explain(err, "patch", flux.KustomizationResource))
-	}
-	return nil
+	return flux.RequestReconcile(ctx, c, a.Node, a.Token, a.Unsuspend)
 }
 
 // retryTransient retries fn while the API server is unreachable or drops
@@ -379,9 +358,9 @@ func actionEvent(now time.Time, a Action, r ActionResult) Event {
 	case r.Err != nil:
 		e.Reason, e.Message = "Failed", r.Err.Error()
 	case a.Kind == ActionReconcile && a.Unsuspend:
-		e.Reason, e.Message = "Resumed", "spec.suspend=false, "+meta.ReconcileRequestAnnotation+"="+a.Token
+		e.Reason, e.Message = "Resumed", "spec.suspend=false, "+flux.ReconcileRequestAnnotation+"="+a.Token
 	case a.Kind == ActionReconcile:
-		e.Reason, e.Message = "Requested", meta.ReconcileRequestAnnotation+"="+a.Token
+		e.Reason, e.Message = "Requested", flux.ReconcileRequestAnnotation+"="+a.Token
 	case len(r.Applied) > 0:
 		e.Reason, e.Message = "Applied", fmt.Sprintf("created CustomResourceDefinition %v (field manager %s)", r.Applied, crds.FieldManager)
 		if len(r.Existing) > 0 {

@@ -3,6 +3,7 @@ package wait
 import (
 	"time"
 
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -33,7 +34,7 @@ func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, rea
 			w.touch(d)
 		}
 		if phase == PhaseReady {
-			for _, child := range kustomizationsIn(w.objs[id].Inventory) {
+			for _, child := range flux.KustomizationsInInventory(w.objs[id].Inventory) {
 				if _, seen := w.objs[child]; !seen {
 					w.unseen[child] = struct{}{}
 				}

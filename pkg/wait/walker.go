@@ -60,6 +60,9 @@ var timeZero time.Time
 
 // nodeState is the walker's bookkeeping for one Kustomization.
 type nodeState struct {
+	// status is Classify of the latest observation, kept with it so that
+	// its Ready message is parsed once however often the node is stepped.
+	status    Status
 	phase     Phase
 	token     string
 	kickedAt  time.Time
@@ -99,13 +102,15 @@ func (st *nodeState) watched() bool {
 // I/O: Observe* feed it objects, Step returns the actions to perform and the
 // events to print, and Done reports action results back.
 type Walker struct {
-	opts     Options
-	start    time.Time
-	objs     map[tiers.ID]flux.Object
-	sources  map[tiers.ID]string
-	crds     map[string]bool
-	crdGK    map[schema.GroupKind]bool
-	nodes    map[tiers.ID]*nodeState
+	opts    Options
+	start   time.Time
+	objs    map[tiers.ID]flux.Object
+	sources map[tiers.ID]string
+	crds    map[string]bool
+	crdGK   map[schema.GroupKind]bool
+	nodes   map[tiers.ID]*nodeState
+	// graph holds the tiers and the dependents; it is built again only
+	// when dirty: a node appeared or went, or its dependsOn changed.
 	graph    *tiers.Graph
 	dirty    bool
 	sel      tiers.Selected
@@ -117,17 +122,14 @@ type Walker struct {
 	// Incremental bookkeeping: Step looks only at the nodes that something
 	// could have changed for, so a walk costs per event what the event
 	// touches, not the whole graph.
-	order      []tiers.ID
-	tier       map[tiers.ID]int
-	dependents map[tiers.ID][]tiers.ID
-	bySource   map[tiers.ID][]tiers.ID
-	touched    map[tiers.ID]struct{}
-	timers     wakeHeap
-	busy       map[tiers.ID]struct{} // nodes reconciling, remediating or waiting on CRDs
-	open       int                   // walked nodes not yet ended
-	unseen     map[tiers.ID]struct{} // Kustomizations a ready node's inventory names, not yet observed
-	queued     map[tiers.ID]struct{} // nodes ready to go but held by --max-inflight
-	exprs      exprCache
+	bySource map[tiers.ID]map[tiers.ID]struct{} // the Kustomizations that build from each source
+	touched  map[tiers.ID]struct{}
+	timers   wakeHeap
+	busy     map[tiers.ID]struct{} // nodes reconciling, remediating or waiting on CRDs
+	open     int                   // walked nodes not yet ended
+	unseen   map[tiers.ID]struct{} // Kustomizations a ready node's inventory names, not yet observed
+	queued   map[tiers.ID]struct{} // nodes ready to go but held by --max-inflight
+	exprs    exprCache
 }
 
 // NewWalker starts a walk at now.
@@ -145,7 +147,7 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		opts: opts, start: now,
 		objs: map[tiers.ID]flux.Object{}, sources: map[tiers.ID]string{},
 		crds: map[string]bool{}, crdGK: map[schema.GroupKind]bool{},
-		nodes: map[tiers.ID]*nodeState{}, dirty: true,
+		nodes: map[tiers.ID]*nodeState{}, dirty: true, bySource: map[tiers.ID]map[tiers.ID]struct{}{},
 		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
 		queued: map[tiers.ID]struct{}{}, exprs: exprCache{},
 	}

@@ -30,9 +30,7 @@ func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, rea
 		if w.sel.Active(id) {
 			w.open--
 		}
-		for _, d := range w.dependents[id] {
-			w.touch(d)
-		}
+		w.touchDependents(id)
 		if phase == PhaseReady {
 			for _, child := range flux.KustomizationsInInventory(w.objs[id].Inventory) {
 				if _, seen := w.objs[child]; !seen {

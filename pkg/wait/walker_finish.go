@@ -16,7 +16,10 @@ func (w *Walker) Finished() bool {
 // Summary counts how the walked nodes ended.
 func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
 	s := Summary{Elapsed: Duration(now.Sub(w.start)), Interrupted: interrupted, Mutations: w.muts}
-	for _, id := range w.order {
+	if w.graph == nil {
+		return s
+	}
+	for _, id := range w.graph.Order() {
 		st, ok := w.nodes[id]
 		if !ok || !w.sel.Active(id) {
 			continue

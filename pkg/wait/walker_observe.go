@@ -14,16 +14,32 @@ func (w *Walker) ObserveKustomization(obj flux.Object) {
 	if !seen || !sameDeps(old.DependsOn, obj.DependsOn) {
 		w.dirty = true
 	}
-	if st, ok := w.nodes[obj.ID]; !ok {
-		w.nodes[obj.ID] = &nodeState{phase: PhasePending}
+	if !seen || old.SourceRef != obj.SourceRef {
+		if seen {
+			delete(w.bySource[old.SourceRef], obj.ID)
+		}
+		w.addBySource(obj)
+	}
+	st, ok := w.nodes[obj.ID]
+	if !ok {
+		st = &nodeState{phase: PhasePending}
+		w.nodes[obj.ID] = st
 	} else if seen && statusChanged(old, obj) {
 		st.changed = true
 	}
+	st.status = Classify(obj)
 	delete(w.unseen, obj.ID)
 	w.touch(obj.ID)
-	for _, d := range w.dependents[obj.ID] {
-		w.touch(d)
+	w.touchDependents(obj.ID)
+}
+
+func (w *Walker) addBySource(obj flux.Object) {
+	set, ok := w.bySource[obj.SourceRef]
+	if !ok {
+		set = map[tiers.ID]struct{}{}
+		w.bySource[obj.SourceRef] = set
 	}
+	set[obj.ID] = struct{}{}
 }
 
 // statusChanged reports whether kustomize-controller wrote something new to
@@ -55,6 +71,11 @@ func sameDeps(a, b []tiers.Dependency) bool {
 
 // ForgetKustomization records that a Kustomization was deleted.
 func (w *Walker) ForgetKustomization(id tiers.ID) {
+	old, seen := w.objs[id]
+	if !seen {
+		return
+	}
+	delete(w.bySource[old.SourceRef], id)
 	delete(w.objs, id)
 	delete(w.nodes, id)
 	delete(w.busy, id)
@@ -68,7 +89,7 @@ func (w *Walker) ObserveSource(id tiers.ID, revision string) {
 		return
 	}
 	w.sources[id] = revision
-	for _, n := range w.bySource[id] {
+	for n := range w.bySource[id] {
 		w.touch(n)
 	}
 }

@@ -25,9 +25,7 @@ func (w *Walker) stepSettled(now time.Time, id tiers.ID, obj flux.Object, st *no
 	st.reopened = true
 	st.retryAt, st.retries = time.Time{}, 0
 	w.set(now, id, st, PhasePending, meta.DependencyNotReadyReason, "Flux found a dependency not ready after this was Ready: "+obj.Ready.Message)
-	for _, d := range w.dependents[id] {
-		w.touch(d)
-	}
+	w.touchDependents(id)
 	return w.stepPending(now, id, obj, st)
 }
 
@@ -71,7 +69,7 @@ func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *no
 		w.note(now, id, st, "Queued", fmt.Sprintf("dependencies ready; waiting for a slot (--max-inflight %d)", w.opts.MaxInflight))
 		return nil, time.Time{}
 	}
-	if c := Classify(obj); c.State == SuspectedDeadlock {
+	if st.status.State == SuspectedDeadlock {
 		// It already failed a dry-run on a missing kind before standup asked:
 		// the reconcile requested now is the one that proves or clears it.
 		w.suspect(now, id, obj, st)

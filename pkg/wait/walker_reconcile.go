@@ -42,7 +42,7 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 		w.set(now, id, st, PhaseCRDs, "Ready", readyMessage(obj))
 		return nil, w.stepCRDs(now, id, obj, st)
 	}
-	c := Classify(obj)
+	c := st.status
 	switch c.State {
 	case HardFailure:
 		w.set(now, id, st, PhaseFailed, c.Reason, c.Message)

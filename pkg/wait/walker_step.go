@@ -37,8 +37,8 @@ func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
 		}
 		clear(w.touched)
 		sort.Slice(batch, func(i, j int) bool {
-			if w.tier[batch[i]] != w.tier[batch[j]] {
-				return w.tier[batch[i]] < w.tier[batch[j]]
+			if ti, tj := w.tierOf(batch[i]), w.tierOf(batch[j]); ti != tj {
+				return ti < tj
 			}
 			return batch[i].Less(batch[j])
 		})
@@ -56,6 +56,10 @@ func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
 	return actions, w.events, w.timers.next()
 }
 
+// rebuild builds the graph again, which only a node appearing or going, or
+// a dependsOn edit, calls for (dirty): tiers and dependents are read from
+// it, never copied. The selection resolves against the new graph, and every
+// node is looked at again.
 func (w *Walker) rebuild() error {
 	nodes := make([]tiers.Node, 0, len(w.objs))
 	for _, o := range w.objs {
@@ -67,18 +71,8 @@ func (w *Walker) rebuild() error {
 	}
 	w.graph, w.dirty = g, false
 	w.sel = w.opts.Selection.Resolve(g)
-	w.order = g.Order()
-	w.tier = make(map[tiers.ID]int, len(w.order))
-	w.dependents = make(map[tiers.ID][]tiers.ID, len(w.order))
-	w.bySource = map[tiers.ID][]tiers.ID{}
 	w.open = 0
-	for _, id := range w.order {
-		w.tier[id], _ = g.TierOf(id)
-		obj := w.objs[id]
-		for _, d := range obj.DependsOn {
-			w.dependents[d.ID] = append(w.dependents[d.ID], id)
-		}
-		w.bySource[obj.SourceRef] = append(w.bySource[obj.SourceRef], id)
+	for _, id := range g.Order() {
 		if w.sel.Active(id) && !w.nodes[id].phase.Terminal() {
 			w.open++
 		}
@@ -152,4 +146,21 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-func (w *Walker) tierOf(id tiers.ID) int { return w.tier[id] }
+// tierOf is id's tier in the current graph (0 before the first build).
+func (w *Walker) tierOf(id tiers.ID) int {
+	if w.graph == nil {
+		return 0
+	}
+	t, _ := w.graph.TierOf(id)
+	return t
+}
+
+// touchDependents touches the nodes that depend on id in the current graph.
+func (w *Walker) touchDependents(id tiers.ID) {
+	if w.graph == nil {
+		return
+	}
+	for _, d := range w.graph.Dependents(id) {
+		w.touch(d)
+	}
+}

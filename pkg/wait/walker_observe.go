@@ -1,6 +1,8 @@
 package wait
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubestandup/standup/pkg/flux"
@@ -11,8 +13,8 @@ import (
 func (w *Walker) ObserveKustomization(obj flux.Object) {
 	old, seen := w.objs[obj.ID]
 	w.objs[obj.ID] = obj
-	if !seen || !sameDeps(old.DependsOn, obj.DependsOn) {
-		w.dirty = true
+	if !seen || !slices.Equal(old.DependsOn, obj.DependsOn) {
+		w.dirty = true // the next Step rebuilds the graph and looks at every node
 	}
 	if !seen || old.SourceRef != obj.SourceRef {
 		if seen {
@@ -55,18 +57,6 @@ func sameCondition(a, b *flux.Condition) bool {
 		return a == b
 	}
 	return *a == *b
-}
-
-func sameDeps(a, b []tiers.Dependency) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // ForgetKustomization records that a Kustomization was deleted.

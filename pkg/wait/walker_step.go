@@ -76,7 +76,7 @@ func (w *Walker) rebuild() error {
 		if w.sel.Active(id) && !w.nodes[id].phase.Terminal() {
 			w.open++
 		}
-		w.touched[id] = struct{}{}
+		w.touch(id)
 	}
 	return nil
 }

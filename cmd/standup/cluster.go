@@ -6,6 +6,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/kube"
 )
 
@@ -34,7 +35,7 @@ func connect(ctx context.Context, g globalOptions) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := kube.NewClient(cfg)
+	c, err := flux.NewClient(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,8 @@ import (
 // order, every one of them always present: both are part of the -o json
 // schema.
 func Evaluate(f Facts, ready []string) Report {
-	installed := fluxInstalled(f.CRDs[kustomizationCRD])
-	checks := []Result{fluxResult(f.CRDs[kustomizationCRD]), controllersResult(f), crdsResult(f.CRDs), bundleResult(f)}
+	installed := fluxInstalled(f.CRDs[flux.KustomizationCRD])
+	checks := []Result{fluxResult(f.CRDs[flux.KustomizationCRD]), controllersResult(f), crdsResult(f.CRDs), bundleResult(f)}
 	if !installed {
 		for _, name := range []string{"dry-run", "suspended", "kustomizations", "ready"} {
 			checks = append(checks, newResult(name, Skip, "needs Flux (skipped)", nil))
@@ -66,9 +66,9 @@ func verdict(ok bool) Status {
 func fluxResult(crd *apiextensionsv1.CustomResourceDefinition) Result {
 	switch {
 	case crd == nil:
-		return newResult("flux", Fail, "Flux is not installed on this cluster (no CustomResourceDefinition "+kustomizationCRD+")", nil)
+		return newResult("flux", Fail, "Flux is not installed on this cluster (no CustomResourceDefinition "+flux.KustomizationCRD+")", nil)
 	case !crds.Established(crd):
-		return newResult("flux", Fail, "Flux is not installed on this cluster: CustomResourceDefinition "+kustomizationCRD+" is not established", nil)
+		return newResult("flux", Fail, "Flux is not installed on this cluster: CustomResourceDefinition "+flux.KustomizationCRD+" is not established", nil)
 	case !fluxInstalled(crd):
 		return newResult("flux", Fail, "this Flux does not serve kustomize.toolkit.fluxcd.io/v1; standup speaks Flux v2.x (kustomize-controller v1.x)", nil)
 	}
@@ -102,9 +102,9 @@ func controllersResult(f Facts) Result {
 		}
 		items = append(items, item)
 	}
-	summary := fmt.Sprintf("controllers: %d Available in %s", len(items), fluxNamespace)
+	summary := fmt.Sprintf("controllers: %d Available in %s", len(items), flux.InstallNamespace)
 	if bad > 0 {
-		summary = fmt.Sprintf("controllers: %d of %d in %s not Available", bad, len(items), fluxNamespace)
+		summary = fmt.Sprintf("controllers: %d of %d in %s not Available", bad, len(items), flux.InstallNamespace)
 	}
 	return newResult("controllers", verdict(bad == 0), summary, items)
 }

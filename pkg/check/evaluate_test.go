@@ -43,7 +43,7 @@ func TestEvaluate(t *testing.T) {
 			name: "flux serving an older API only",
 			facts: func() Facts {
 				f := healthy()
-				f.CRDs[kustomizationCRD] = crdOf(kustomizationCRD, "v1beta2", true)
+				f.CRDs[flux.KustomizationCRD] = crdOf(flux.KustomizationCRD, "v1beta2", true)
 				return f
 			},
 			want:   map[string]Status{"flux": Fail, "kustomizations": Skip},

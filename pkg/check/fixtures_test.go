@@ -71,7 +71,7 @@ func deployment(name string, available bool) unstructured.Unstructured {
 func healthy() Facts {
 	return Facts{
 		CRDs: map[string]*apiextensionsv1.CustomResourceDefinition{
-			kustomizationCRD:                  crdOf(kustomizationCRD, "v1", true),
+			flux.KustomizationCRD:             crdOf(flux.KustomizationCRD, "v1", true),
 			"storageprofiles.cdi.kubevirt.io": crdOf("storageprofiles.cdi.kubevirt.io", "v1beta1", true),
 		},
 		Kustomizations: []flux.Object{ks("platform", true, "", "", revNew), ks("platform-config", true, "", "", revNew)},

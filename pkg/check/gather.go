@@ -15,13 +15,6 @@ import (
 )
 
 // Flux's own install: its namespace and the label its controllers carry (as
-// `flux check` selects them), and the CRD whose presence says Flux is there.
-const (
-	fluxNamespace    = "flux-system"
-	fluxPartOfLabel  = "app.kubernetes.io/part-of"
-	fluxPartOfValue  = "flux"
-	kustomizationCRD = "kustomizations.kustomize.toolkit.fluxcd.io"
-)
 
 // Options says what Gather reads besides what every check needs.
 type Options struct {
@@ -79,7 +72,7 @@ func Gather(ctx context.Context, r client.Reader, opts Options) (Facts, error) {
 		f.CRDs[c.Name] = c
 	}
 	f.Controllers, f.ControllersErr = listControllers(ctx, r)
-	if !fluxInstalled(f.CRDs[kustomizationCRD]) {
+	if !fluxInstalled(f.CRDs[flux.KustomizationCRD]) {
 		return f, nil
 	}
 	if f.Kustomizations, err = flux.ListKustomizations(ctx, r, opts.Namespace); err != nil {
@@ -100,7 +93,7 @@ func Gather(ctx context.Context, r client.Reader, opts Options) (Facts, error) {
 func listControllers(ctx context.Context, r client.Reader) ([]unstructured.Unstructured, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DeploymentList"})
-	if err := r.List(ctx, list, client.InNamespace(fluxNamespace), client.MatchingLabels{fluxPartOfLabel: fluxPartOfValue}); err != nil {
+	if err := r.List(ctx, list, client.InNamespace(flux.InstallNamespace), client.MatchingLabels{flux.PartOfLabel: flux.PartOfValue}); err != nil {
 		return list.Items, kube.Explain(err, "list", "deployments.apps")
 	}
 	return list.Items, nil

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/kubestandup/standup/pkg/kube"
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -35,7 +35,7 @@ type recorder struct {
 
 func (rec *recorder) client(t *testing.T, objs ...client.Object) client.Reader {
 	t.Helper()
-	scheme, err := kube.NewScheme()
+	scheme, err := flux.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestGather(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(badBundle, "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fluxLabel := map[string]string{fluxPartOfLabel: fluxPartOfValue}
+	fluxLabel := map[string]string{flux.PartOfLabel: flux.PartOfValue}
 	tests := []struct {
 		name              string
 		objs              []client.Object
@@ -123,7 +123,7 @@ func TestGather(t *testing.T) {
 		},
 		{
 			name: "controllers list forbidden: a failed check, not an error",
-			objs: []client.Object{crdOf(kustomizationCRD, "v1", true), kustomization("platform", "flux-system"),
+			objs: []client.Object{crdOf(flux.KustomizationCRD, "v1", true), kustomization("platform", "flux-system"),
 				gitRepository("flux-system", revNew)},
 			forbidDeployments: true,
 			wantLists:         []string{"CustomResourceDefinitionList", "DeploymentList", "KustomizationList"},
@@ -133,7 +133,7 @@ func TestGather(t *testing.T) {
 		},
 		{
 			name: "--ready reads the sources of the named Kustomizations only",
-			objs: []client.Object{crdOf(kustomizationCRD, "v1", true),
+			objs: []client.Object{crdOf(flux.KustomizationCRD, "v1", true),
 				kustomization("platform", "platform-repo"), kustomization("platform-config", "config-repo"), kustomization("apps", "config-repo"),
 				gitRepository("platform-repo", revOld), gitRepository("config-repo", revNew),
 				fluxDeployment("kustomize-controller", "flux-system", fluxLabel),
@@ -148,7 +148,7 @@ func TestGather(t *testing.T) {
 		},
 		{
 			name:        "an invalid bundle is a failed check, not an error",
-			objs:        []client.Object{crdOf(kustomizationCRD, "v1", true)},
+			objs:        []client.Object{crdOf(flux.KustomizationCRD, "v1", true)},
 			opts:        Options{BundleDir: badBundle},
 			wantLists:   []string{"CustomResourceDefinitionList", "DeploymentList", "KustomizationList"},
 			wantSources: map[tiers.ID]SourceRevision{},
@@ -157,7 +157,7 @@ func TestGather(t *testing.T) {
 		},
 		{
 			name:        "a valid bundle is loaded",
-			objs:        []client.Object{crdOf(kustomizationCRD, "v1", true)},
+			objs:        []client.Object{crdOf(flux.KustomizationCRD, "v1", true)},
 			opts:        Options{BundleDir: seedBundle},
 			wantLists:   []string{"CustomResourceDefinitionList", "DeploymentList", "KustomizationList"},
 			wantSources: map[tiers.ID]SourceRevision{},

@@ -16,7 +16,7 @@ import (
 
 	"github.com/kubestandup/standup/internal/testenv"
 	"github.com/kubestandup/standup/pkg/crds"
-	"github.com/kubestandup/standup/pkg/kube"
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -94,7 +94,7 @@ func TestCreateOnTheAPIServer(t *testing.T) {
 	w := testenv.New(t, testenv.Options{NoController: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	standup, err := kube.NewClient(w.Config)
+	standup, err := flux.NewClient(w.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

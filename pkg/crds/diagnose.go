@@ -135,8 +135,15 @@ func Diagnose(ks flux.Object, lookup CRDLookup, bundle *Bundle) (Diagnosis, bool
 	if ks.Suspended || ks.Ready == nil || ks.Ready.Status != "False" {
 		return Diagnosis{}, false
 	}
-	failures := ParseDryRunFailures(ks.Ready.Message)
-	if len(failures) == 0 {
+	return DiagnoseFailures(ks, ParseDryRunFailures(ks.Ready.Message), lookup, bundle)
+}
+
+// DiagnoseFailures is Diagnose for failures already parsed from ks's Ready
+// message by ParseDryRunFailures, for a caller that keeps the parse with
+// the observation (pkg/wait) rather than parse the message again. It
+// returns false when failures is empty.
+func DiagnoseFailures(ks flux.Object, failures []MissingKind, lookup CRDLookup, bundle *Bundle) (Diagnosis, bool) {
+	if len(failures) == 0 || ks.Ready == nil {
 		return Diagnosis{}, false
 	}
 	d := Diagnosis{Kustomization: ks.ID, Reason: ks.Ready.Reason, Message: ks.Ready.Message}

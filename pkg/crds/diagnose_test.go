@@ -109,6 +109,10 @@ func TestDiagnose(t *testing.T) {
 				}
 				return
 			}
+			// A caller that keeps the parse (pkg/wait) gets the same diagnosis.
+			if kept, ok := DiagnoseFailures(tt.ks, ParseDryRunFailures(tt.ks.Ready.Message), tt.lookup, tt.bundle); !ok || !reflect.DeepEqual(kept, d) {
+				t.Errorf("DiagnoseFailures = %+v, %t; want Diagnose's %+v", kept, ok, d)
+			}
 			js, err := json.MarshalIndent(d, "", "  ")
 			if err != nil {
 				t.Fatal(err)
@@ -116,6 +120,12 @@ func TestDiagnose(t *testing.T) {
 			got := string(js) + "\n\n" + d.String() + "\n"
 			checkGolden(t, filepath.Join("testdata", "diagnosis", tt.golden+".golden"), got)
 		})
+	}
+}
+
+func TestDiagnoseFailuresNeedsAFailure(t *testing.T) {
+	if d, ok := DiagnoseFailures(kustomization("a", failed(seedMessage)), nil, clusterWith(nil), nil); ok {
+		t.Fatalf("DiagnoseFailures with no failures = %+v, true; want false", d)
 	}
 }
 

@@ -9,9 +9,6 @@ import (
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// KindKustomization is the kind of a Flux Kustomization.
-const KindKustomization = kustomizev1.KustomizationKind
-
 // FromKustomization converts a typed Kustomization into an Object. It resolves
 // dependsOn namespaces (defaulting to the dependent's own) and the sourceRef
 // namespace the same way kustomize-controller does.
@@ -28,7 +25,7 @@ func FromKustomization(ks *kustomizev1.Kustomization) Object {
 		LastAppliedRevision:    ks.Status.LastAppliedRevision,
 		Generation:             ks.Generation,
 		ObservedGeneration:     ks.Status.ObservedGeneration,
-		RequestedAt:            ks.GetAnnotations()[meta.ReconcileRequestAnnotation],
+		RequestedAt:            ks.GetAnnotations()[ReconcileRequestAnnotation],
 		LastHandledReconcileAt: ks.Status.LastHandledReconcileAt,
 		Timeout:                ks.GetTimeout(),
 	}

@@ -6,18 +6,11 @@ import (
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/pkg/kube"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
-
-// KindHelmRelease is the kind of a Flux HelmRelease.
-const KindHelmRelease = "HelmRelease"
-
-// HelmReleaseGVK is the HelmRelease API standup reads (helm.toolkit.fluxcd.io/v2).
-var HelmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: KindHelmRelease}
 
 // ErrHelmNotInstalled is returned when the cluster serves no HelmRelease API.
 var ErrHelmNotInstalled = fmt.Errorf("the cluster serves no %s API (helm-controller not installed)", HelmReleaseGVK.GroupVersion())
@@ -32,7 +25,7 @@ func ListHelmReleases(ctx context.Context, c client.Reader, namespace string) ([
 		if apimeta.IsNoMatchError(err) {
 			return nil, ErrHelmNotInstalled
 		}
-		return nil, kube.Explain(err, "list", "helmreleases.helm.toolkit.fluxcd.io")
+		return nil, kube.Explain(err, "list", HelmReleaseResource)
 	}
 	objs := make([]Object, 0, len(list.Items))
 	for i := range list.Items {
@@ -42,8 +35,8 @@ func ListHelmReleases(ctx context.Context, c client.Reader, namespace string) ([
 			return nil, fmt.Errorf("HelmRelease/%s/%s: %w", u.GetNamespace(), u.GetName(), err)
 		}
 		labels := u.GetLabels()
-		if name := labels["kustomize.toolkit.fluxcd.io/name"]; name != "" {
-			obj.AppliedBy = &tiers.ID{Kind: KindKustomization, Namespace: labels["kustomize.toolkit.fluxcd.io/namespace"], Name: name}
+		if name := labels[kustomizationNameLabel]; name != "" {
+			obj.AppliedBy = &tiers.ID{Kind: KindKustomization, Namespace: labels[kustomizationNamespaceLabel], Name: name}
 		}
 		if conds, found, _ := unstructured.NestedSlice(u.Object, "status", "conditions"); found {
 			for _, c := range conds {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/fluxcd/cli-utils/pkg/object"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 const (
@@ -83,4 +85,20 @@ func CRDsInInventory(ids []string) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// KustomizationsInInventory returns the Kustomizations listed in the
+// inventory entry ids, in inventory order: the children a Kustomization
+// applied, which join a walk as they appear. Ids that do not parse are
+// skipped, as in CRDsInInventory.
+func KustomizationsInInventory(ids []string) []tiers.ID {
+	var out []tiers.ID
+	for _, id := range ids {
+		e, err := ParseInventoryID(id)
+		if err != nil || e.Group != KustomizeGroup || e.Kind != KindKustomization {
+			continue
+		}
+		out = append(out, tiers.ID{Kind: KindKustomization, Namespace: e.Namespace, Name: e.Name})
+	}
+	return out
 }

@@ -3,6 +3,8 @@ package flux
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 func TestParseInventoryID(t *testing.T) {
@@ -95,6 +97,37 @@ func TestCRDsInInventory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := CRDsInInventory(tt.ids); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("CRDsInInventory() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestKustomizationsInInventory(t *testing.T) {
+	tests := []struct {
+		name string
+		ids  []string
+		want []tiers.ID
+	}{
+		{name: "empty", ids: nil, want: nil},
+		{
+			name: "children in inventory order; other kinds, a Kustomization kind of another group, and malformed ids skipped",
+			ids: []string{
+				"flux-system_platform_kustomize.toolkit.fluxcd.io_Kustomization",
+				"default_cm1__ConfigMap",
+				"garbage",
+				"apps_web_kustomize.toolkit.fluxcd.io_Kustomization",
+				"apps_web_kustomize.config.k8s.io_Kustomization",
+			},
+			want: []tiers.ID{
+				{Kind: KindKustomization, Namespace: "flux-system", Name: "platform"},
+				{Kind: KindKustomization, Namespace: "apps", Name: "web"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := KustomizationsInInventory(tt.ids); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("KustomizationsInInventory() = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -14,15 +14,12 @@ import (
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// KustomizationResource is the plural.group of Flux Kustomizations, as RBAC names it.
-const KustomizationResource = "kustomizations.kustomize.toolkit.fluxcd.io"
-
 // ListKustomizations lists Kustomizations in namespace ("" for all) and
 // converts them to Objects, sorted by namespace and name.
 func ListKustomizations(ctx context.Context, c client.Reader, namespace string) ([]Object, error) {
 	list := &kustomizev1.KustomizationList{}
 	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		return nil, kube.Explain(err, "list", KustomizationResource)
+		return nil, ExplainKustomizations(err, "list")
 	}
 	objs := make([]Object, 0, len(list.Items))
 	for i := range list.Items {
@@ -59,12 +56,6 @@ func SourceRevision(ctx context.Context, c client.Reader, ref tiers.ID) (string,
 }
 
 func sourceResource(kind string) string {
-	switch kind {
-	case sourcev1.GitRepositoryKind:
-		return "gitrepositories.source.toolkit.fluxcd.io"
-	case sourcev1.OCIRepositoryKind:
-		return "ocirepositories.source.toolkit.fluxcd.io"
-	default:
-		return "buckets.source.toolkit.fluxcd.io"
-	}
+	gvr, _ := SourceGVR(kind)
+	return gvr.GroupResource().String()
 }

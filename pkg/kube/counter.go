@@ -75,7 +75,7 @@ func (c *RequestCounter) Summary() string {
 }
 
 // Classify maps an HTTP request on the Kubernetes API to a verb and a
-// resource (with its group, e.g. kustomizations.kustomize.toolkit.fluxcd.io).
+// resource (with its group, e.g. customresourcedefinitions.apiextensions.k8s.io).
 func Classify(method, path string, watch bool) Request {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	var group string

@@ -12,12 +12,9 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 )
 
-// ErrFluxNotInstalled is returned when the cluster has no Kustomization API.
-var ErrFluxNotInstalled = errors.New("Flux is not installed on this cluster (no kustomizations.kustomize.toolkit.fluxcd.io API): install Flux, or check --context")
-
 // Explain turns an API error from verb on resource into a one-line error
 // that says what went wrong and what to do. resource is plural.group, e.g.
-// kustomizations.kustomize.toolkit.fluxcd.io.
+// customresourcedefinitions.apiextensions.k8s.io.
 func Explain(err error, verb, resource string) error {
 	if err == nil {
 		return nil
@@ -28,8 +25,6 @@ func Explain(err error, verb, resource string) error {
 		return fmt.Errorf("forbidden: standup needs %q on %s (bind the role in docs/rbac.yaml): %w", verb, resource, err)
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("unauthorized: the kubeconfig's credentials were rejected while trying to %s %s: %w", verb, resource, err)
-	case apimeta.IsNoMatchError(err) && strings.HasPrefix(resource, "kustomizations.kustomize.toolkit.fluxcd.io"):
-		return fmt.Errorf("%w: %w", ErrFluxNotInstalled, err)
 	case apimeta.IsNoMatchError(err):
 		return fmt.Errorf("the cluster does not serve %s: %w", resource, err)
 	case isUnreachable(err):

@@ -1,12 +1,35 @@
 // Package wait decides when a Flux Kustomization is ready and what to do
-// about one that is not, and walks the graph on those decisions.
+// about one that is not, and walks the graph on those decisions. It holds
+// three rooms, each in its own files.
 //
-// readiness.go holds the rules, as pure functions of flux.Object values and
-// strings, mirroring kustomize-controller v1.9: ReadyForDependents is its
-// dependency check (Ready=True, observed generation, and the revision gate
-// for a shared source), RequestHandled tells that a reconcile request was
-// handled, CRDReady that a CRD is Established with its names accepted, and
-// Classify sorts a Kustomization into Ready, Waiting, TransientFailure,
-// HardFailure, SuspectedDeadlock or Suspended from its Ready and Stalled
-// conditions, reading dry-run failures with pkg/crds.
+// The readiness rules (readiness.go, readyexpr.go) are pure functions of
+// flux.Object values and strings, mirroring kustomize-controller v1.9:
+// ReadyForDependents is its dependency check (Ready=True, observed
+// generation, and the revision gate for a shared source), RequestHandled
+// tells that a reconcile request was handled, and Classify sorts a
+// Kustomization into Ready, Waiting, TransientFailure, HardFailure,
+// SuspectedDeadlock or Suspended from its Ready and Stalled conditions,
+// reading dry-run failures with pkg/crds. EvalReadyExpr evaluates a
+// dependsOn readyExpr as Flux does.
+//
+// The Walker (walker*.go) is pure: it decides, from the latest objects, what
+// to do next, and performs no I/O. Its methods are split by verb:
+// walker.go holds the type, its options and constructor; walker_observe.go
+// the Observe* and Forget* methods that feed it (each Kustomization is
+// classified once per observation, so its Ready message is parsed once);
+// walker_step.go Step and the scheduling around it (the graph, a
+// tiers.Graph, is rebuilt only when a node appears, goes or changes its
+// dependsOn, and gives the tiers and the dependents); walker_pending.go and
+// walker_reconcile.go the phases from waiting on dependencies to Ready;
+// walker_deadlock.go the suspicion, proof and remediation of a cold-start
+// deadlock; walker_events.go the phase changes and their events; and
+// walker_finish.go the end of a walk and its Summary. Every mutation it
+// decides is an Action value; Plan says what a walk would do without
+// performing anything (--dry-run).
+//
+// The Loop (loop*.go) is the I/O around a Walker: informers on the dynamic
+// client feed it objects (loop_watch.go), and it performs the actions
+// through a Cluster (cluster.go, loop_act.go), retrying what an API server
+// restart makes fail. Every event flows to one callback, so every printer
+// sees the same walk.
 package wait

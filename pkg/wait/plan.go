@@ -6,6 +6,9 @@ import (
 )
 
 // PlanStep is what a walk would do to one node, as --dry-run prints it.
+// It is not an Action: a plan also names the nodes a walk leaves alone
+// ("none", "skip", passive ancestors) and each node's tier, and its JSON is
+// what `resume --dry-run -o json` prints, one step a line.
 type PlanStep struct {
 	Node tiers.ID `json:"node"`
 	Tier int      `json:"tier"`

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubestandup/standup/pkg/flux"

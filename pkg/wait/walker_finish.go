@@ -3,7 +3,6 @@ package wait
 import (
 	"time"
 
-	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -14,22 +13,13 @@ func (w *Walker) Finished() bool {
 	return w.graph != nil && !w.dirty && w.open == 0 && len(w.unseen) == 0
 }
 
-func kustomizationsIn(inventory []string) []tiers.ID {
-	var out []tiers.ID
-	for _, raw := range inventory {
-		e, err := flux.ParseInventoryID(raw)
-		if err != nil || e.Group != "kustomize.toolkit.fluxcd.io" || e.Kind != flux.KindKustomization {
-			continue
-		}
-		out = append(out, tiers.ID{Kind: flux.KindKustomization, Namespace: e.Namespace, Name: e.Name})
-	}
-	return out
-}
-
 // Summary counts how the walked nodes ended.
 func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
 	s := Summary{Elapsed: Duration(now.Sub(w.start)), Interrupted: interrupted, Mutations: w.muts}
-	for _, id := range w.order {
+	if w.graph == nil {
+		return s
+	}
+	for _, id := range w.graph.Order() {
 		st, ok := w.nodes[id]
 		if !ok || !w.sel.Active(id) {
 			continue

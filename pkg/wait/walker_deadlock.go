@@ -30,7 +30,7 @@ func (w *Walker) lookupCRD(gk schema.GroupKind) crds.CRDPresence {
 // next request, so that request's outcome proves or clears it; the grace for
 // an operator runs from now.
 func (w *Walker) suspect(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) {
-	d, ok := crds.Diagnose(obj, w.lookupCRD, w.opts.Bundle)
+	d, ok := crds.DiagnoseFailures(obj, st.status.Missing, w.lookupCRD, w.opts.Bundle)
 	if !ok || !d.Deadlocked() {
 		return
 	}
@@ -45,7 +45,7 @@ func (w *Walker) suspectedMessage() string {
 // onDeadlock handles a reconcile standup requested that failed its dry-run
 // on a kind the API server does not serve.
 func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
-	d, _ := crds.Diagnose(obj, w.lookupCRD, w.opts.Bundle)
+	d, _ := crds.DiagnoseFailures(obj, st.status.Missing, w.lookupCRD, w.opts.Bundle)
 	if !d.Deadlocked() {
 		// Every kind it names exists now (or is being established): the failure
 		// is stale, so ask again once the CRDs serve.

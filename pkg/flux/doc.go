@@ -1,0 +1,18 @@
+// Package flux is what standup knows of Flux itself.
+//
+// names.go writes Flux's names once: API groups, kinds, resources (the
+// Kustomization resource is also the name of its CRD), the reconcile request
+// annotation, and the names of a Flux install (namespace flux-system, label
+// app.kubernetes.io/part-of=flux). client.go adds Flux's types to
+// pkg/kube's scheme (NewScheme, NewClient) and explains a cluster without
+// Flux (ErrNotInstalled, ExplainKustomizations), so pkg/kube stays free of
+// Flux.
+//
+// Object is one Flux object as standup reasons about it, whether read live
+// (FromKustomization, ListKustomizations, ListHelmReleases) or rendered from
+// a checkout. inventory.go parses status.inventory ids as
+// kustomize-controller writes them, and names the CRDs and the child
+// Kustomizations an inventory holds. SourceRevision reads a source's current
+// artifact revision, and RequestReconcile asks for a reconcile with the one
+// merge patch `flux reconcile` and `flux resume` send.
+package flux

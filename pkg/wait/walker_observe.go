@@ -1,0 +1,108 @@
+package wait
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// ObserveKustomization records the latest state of a Kustomization.
+func (w *Walker) ObserveKustomization(obj flux.Object) {
+	old, seen := w.objs[obj.ID]
+	w.objs[obj.ID] = obj
+	if !seen || !slices.Equal(old.DependsOn, obj.DependsOn) {
+		w.dirty = true // the next Step rebuilds the graph and looks at every node
+	}
+	if !seen || old.SourceRef != obj.SourceRef {
+		if seen {
+			delete(w.bySource[old.SourceRef], obj.ID)
+		}
+		w.addBySource(obj)
+	}
+	st, ok := w.nodes[obj.ID]
+	if !ok {
+		st = &nodeState{phase: PhasePending}
+		w.nodes[obj.ID] = st
+	} else if seen && statusChanged(old, obj) {
+		st.changed = true
+	}
+	st.status = Classify(obj)
+	delete(w.unseen, obj.ID)
+	w.touch(obj.ID)
+	w.touchDependents(obj.ID)
+}
+
+func (w *Walker) addBySource(obj flux.Object) {
+	set, ok := w.bySource[obj.SourceRef]
+	if !ok {
+		set = map[tiers.ID]struct{}{}
+		w.bySource[obj.SourceRef] = set
+	}
+	set[obj.ID] = struct{}{}
+}
+
+// statusChanged reports whether kustomize-controller wrote something new to
+// the status: a sign it is working on the object.
+func statusChanged(old, obj flux.Object) bool {
+	return !sameCondition(old.Ready, obj.Ready) || !sameCondition(old.Stalled, obj.Stalled) ||
+		old.ObservedGeneration != obj.ObservedGeneration || old.LastHandledReconcileAt != obj.LastHandledReconcileAt ||
+		old.LastAppliedRevision != obj.LastAppliedRevision
+}
+
+func sameCondition(a, b *flux.Condition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// ForgetKustomization records that a Kustomization was deleted.
+func (w *Walker) ForgetKustomization(id tiers.ID) {
+	old, seen := w.objs[id]
+	if !seen {
+		return
+	}
+	delete(w.bySource[old.SourceRef], id)
+	delete(w.objs, id)
+	delete(w.nodes, id)
+	delete(w.busy, id)
+	delete(w.queued, id)
+	w.dirty = true
+}
+
+// ObserveSource records a source's current artifact revision.
+func (w *Walker) ObserveSource(id tiers.ID, revision string) {
+	if old, ok := w.sources[id]; ok && old == revision {
+		return
+	}
+	w.sources[id] = revision
+	for n := range w.bySource[id] {
+		w.touch(n)
+	}
+}
+
+// ObserveCRD records a CRD and whether it is established with names accepted.
+func (w *Walker) ObserveCRD(name string, gk schema.GroupKind, ready bool) {
+	if old, ok := w.crds[name]; ok && old == ready {
+		return
+	}
+	w.crds[name] = ready
+	w.crdGK[gk] = ready
+	w.touchBusy()
+}
+
+// ForgetCRD records that a CRD was deleted.
+func (w *Walker) ForgetCRD(name string, gk schema.GroupKind) {
+	delete(w.crds, name)
+	delete(w.crdGK, gk)
+	w.touchBusy()
+}
+
+// Done reports the result of an action the loop performed.
+func (w *Walker) Done(r ActionResult) {
+	w.pending = append(w.pending, r)
+	w.touch(r.Action.Node)
+}

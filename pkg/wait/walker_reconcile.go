@@ -1,0 +1,130 @@
+package wait
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+func (w *Walker) request(now time.Time, id tiers.ID, st *nodeState, unsuspend bool) Action {
+	token := now.UTC().Format(time.RFC3339Nano)
+	if token == st.token {
+		token += "-1"
+	}
+	st.token = token
+	st.quietSince, st.changed = now, false
+	return Action{Kind: ActionReconcile, Node: id, Token: token, Unsuspend: unsuspend}
+}
+
+func requestMessage(unsuspend bool) string {
+	if unsuspend {
+		return "resumed and requested reconcile"
+	}
+	return "requested reconcile"
+}
+
+func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+	if now.After(st.deadline) {
+		st.timedOut = true
+		w.set(now, id, st, PhaseFailed, "Timeout", fmt.Sprintf("not ready within %s: %s", w.timeout(obj), st.message))
+		return nil, time.Time{}
+	}
+	if !RequestHandled(obj, st.token) {
+		return w.askAgain(now, id, obj, st, "kustomize-controller has not acknowledged the request")
+	}
+	if w.readySelf(obj) {
+		w.set(now, id, st, PhaseCRDs, "Ready", readyMessage(obj))
+		return nil, w.stepCRDs(now, id, obj, st)
+	}
+	c := st.status
+	switch c.State {
+	case HardFailure:
+		w.set(now, id, st, PhaseFailed, c.Reason, c.Message)
+		return nil, time.Time{}
+	case SuspectedDeadlock:
+		return w.onDeadlock(now, id, obj, st)
+	}
+	if obj.Ready != nil && obj.Ready.Reason == meta.DependencyNotReadyReason {
+		// Our view of the dependencies is ahead of the controller's: ask
+		// again shortly rather than wait for its 30 s re-check, backing off
+		// so a lagging controller costs few writes.
+		if st.retryAt.IsZero() {
+			st.retryAt = now.Add(min(w.opts.RequeueAfter<<st.retries, 30*time.Second))
+			st.retries++
+		}
+		if now.Before(st.retryAt) {
+			return nil, st.retryAt
+		}
+		st.retryAt = time.Time{}
+		return []Action{w.request(now, id, st, false)}, st.deadline
+	}
+	if leftInProgress(obj, st.token) {
+		return w.askAgain(now, id, obj, st, "kustomize-controller handled the request but left the Kustomization in progress")
+	}
+	w.note(now, id, st, c.Reason, c.Message)
+	return nil, st.deadline
+}
+
+// leftInProgress reports a request kustomize-controller marked handled
+// while Ready is still Unknown ("Reconciliation in progress"). A reconcile
+// that ends writes Ready True or False along with the handled request; one
+// whose status writes failed part-way (an API server restart: "failed to
+// update status: timed out waiting for the condition") can leave this
+// state, and the controller then waits for the next interval (10 m). A
+// healthy controller never leaves it, so asking again costs nothing there.
+func leftInProgress(obj flux.Object, token string) bool {
+	return RequestHandled(obj, token) && (obj.Ready == nil || obj.Ready.Status == string(metav1.ConditionUnknown))
+}
+
+// askAgain repeats, once, a request kustomize-controller has not
+// acknowledged, or has acknowledged but left in progress (leftInProgress),
+// while the object's status stayed the same for AskAgainAfter: a reconcile
+// it dropped (its status writes failed during an API server restart) would
+// otherwise wait for the Kustomization's next interval.
+func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeState, why string) ([]Action, time.Time) {
+	if st.changed {
+		st.quietSince, st.changed = now, false
+	}
+	if st.askedAgain {
+		return nil, st.deadline
+	}
+	if now.Before(st.quietSince.Add(w.opts.AskAgainAfter)) {
+		return nil, st.deadline // stepNode wakes the node in time
+	}
+	st.askedAgain = true
+	w.note(now, id, st, "Unacknowledged", fmt.Sprintf("%s, and nothing changed for %s; asking again", why, w.opts.AskAgainAfter))
+	return []Action{w.request(now, id, st, obj.Suspended)}, st.deadline
+}
+
+func readyMessage(obj flux.Object) string {
+	if obj.LastAppliedRevision != "" {
+		return "applied revision " + obj.LastAppliedRevision
+	}
+	return "ready"
+}
+
+func (w *Walker) stepCRDs(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) time.Time {
+	var waiting []string
+	for _, name := range flux.CRDsInInventory(obj.Inventory) {
+		if !w.crds[name] {
+			waiting = append(waiting, name)
+		}
+	}
+	if len(waiting) == 0 {
+		w.set(now, id, st, PhaseReady, "Ready", fmt.Sprintf("ready in %s", now.Sub(st.kickedAt).Round(100*time.Millisecond)))
+		return time.Time{}
+	}
+	if now.After(st.deadline) {
+		st.timedOut = true
+		w.set(now, id, st, PhaseFailed, "Timeout", "CRDs not established: "+strings.Join(waiting, ", "))
+		return time.Time{}
+	}
+	w.note(now, id, st, "WaitingForCRDs", "waiting for CRDs to be established: "+strings.Join(waiting, ", "))
+	return st.deadline
+}

@@ -39,8 +39,9 @@ install:
 
 # Validate .goreleaser.yaml with the real goreleaser (built from the module proxy).
 release-check:
-	GOFLAGS=-mod=mod $(GORELEASER) check
+	$(GORELEASER) check
 
-# Build the release archives for this machine only into dist/, without publishing.
+# This machine's release binaries (standup and flux-standup) into dist/, no
+# tag needed; one build at a time, so that the second only links.
 release-snapshot:
-	GOFLAGS=-mod=mod $(GORELEASER) build --snapshot --clean --single-target
+	$(GORELEASER) build --snapshot --clean --single-target --parallelism 1

@@ -50,7 +50,7 @@ func newApp(streams Streams) *cli.App {
 	app := &cli.App{
 		Name:                 "standup",
 		Usage:                "bring a Flux cluster up in dependency order, and repair cold-start deadlocks",
-		Version:              version,
+		Version:              buildVersion(),
 		HideVersion:          true,
 		Reader:               streams.In,
 		Writer:               streams.Out,

@@ -58,7 +58,7 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 			fmt.Fprintf(streams.Err, "warning: %s\n", n)
 		}
 	}
-	popts := printer.AuditOptions{Options: printer.Options{Color: useColor(g, streams.Out)}, ToolVersion: version}
+	popts := printer.AuditOptions{Options: printer.Options{Color: useColor(g, streams.Out)}, ToolVersion: buildVersion()}
 	if err := printer.PrintAudit(streams.Out, g.Output, report, popts); err != nil {
 		return err
 	}

@@ -136,7 +136,7 @@ func TestAuditGolden(t *testing.T) {
 				if code != tt.code {
 					t.Fatalf("exit %d, want %d: %s", code, tt.code, errOut)
 				}
-				auditGolden(t, tt.name+"."+format, strings.ReplaceAll(out, `"version": "`+version+`"`, `"version": "VERSION"`))
+				auditGolden(t, tt.name+"."+format, strings.ReplaceAll(out, `"version": "`+buildVersion()+`"`, `"version": "VERSION"`))
 			})
 		}
 	}

@@ -95,6 +95,10 @@ type Entry struct {
 	// Platform names the distribution that serves the Install kinds before
 	// Flux starts (Talos); empty for charts and manifests.
 	Platform string `yaml:"platform"`
+	// BeforeFlux says why a chart that a repository keeps in Flux must
+	// nevertheless have been installed before Flux started (a CNI): its
+	// Install kinds exist from the start. Empty for most entries.
+	BeforeFlux string `yaml:"beforeFlux"`
 	// Install are the CRDs that come with the release or manifest.
 	Install []Install `yaml:"install"`
 	// Runtime are the CRDs an operator creates after reconciling a trigger.

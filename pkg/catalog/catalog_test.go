@@ -78,6 +78,9 @@ func TestManifest(t *testing.T) {
 		{"github.com/kubernetes-csi/external-snapshotter//client/config/crd?ref=v6.0.1", "snapshot-controller"},
 		{"https://github.com/kubernetes-csi/external-snapshotter/client/config/crd?ref=v8.2.0", "snapshot-controller"},
 		{"github.com/kyverno/kyverno//config/crds?ref=kyverno-chart-v2.5.2", "kyverno"},
+		// A GitRepository of the chart's own repository (toboshii/home-ops).
+		{"https://github.com/prometheus-community/helm-charts.git/charts/kube-prometheus-stack/crds", "kube-prometheus-stack"},
+		{"https://github.com/rook/rook.git/deploy/examples/crds.yaml", "rook-ceph"},
 		{"https://raw.githubusercontent.com/movetokube/postgres-operator/1.1.1/deploy/crds/db.movetokube.com_postgres_crd.yaml", "ext-postgres-operator"},
 		{"https://raw.githubusercontent.com/dragonflydb/dragonfly-operator/v1.6.1/manifests/crd.yaml", "dragonfly-operator"},
 		{"https://infra.tekton.dev/tekton-releases/operator/previous/v0.79.0/release.yaml", "tekton-operator"},
@@ -165,5 +168,16 @@ func TestMatch(t *testing.T) {
 		if got := match(tt.pattern, tt.s); got != tt.want {
 			t.Errorf("match(%q, %q) = %v", tt.pattern, tt.s, got)
 		}
+	}
+}
+
+func TestBeforeFlux(t *testing.T) {
+	for _, e := range Default().Entries {
+		if e.BeforeFlux != "" && len(e.Charts) == 0 {
+			t.Errorf("%s: beforeFlux without a chart to recognise it by", e.Name)
+		}
+	}
+	if e := Default().Chart("cilium"); e == nil || e.BeforeFlux == "" {
+		t.Errorf("cilium is a CNI: installed before Flux")
 	}
 }

@@ -325,7 +325,8 @@ func stripTemplates(data []byte) []byte {
 	}
 	var out bytes.Buffer
 	open := false
-	for _, line := range strings.Split(string(data), "\n") {
+	lines := strings.Split(string(data), "\n")
+	for i, line := range lines {
 		if open {
 			open = !strings.Contains(line, "}}") && !strings.Contains(line, "%}")
 			continue
@@ -339,7 +340,9 @@ func stripTemplates(data []byte) []byte {
 			continue
 		}
 		out.WriteString(line)
-		out.WriteByte('\n')
+		if i < len(lines)-1 {
+			out.WriteByte('\n')
+		}
 	}
 	return out.Bytes()
 }

@@ -61,7 +61,7 @@ releases:
 
 func TestDetectBootstrap(t *testing.T) {
 	dir := writeTree(t, map[string]string{
-		"bootstrap/helmfile/crds.yaml":             onedr0pCRDs,
+		"bootstrap/helmfile/crds.yaml":              onedr0pCRDs,
 		"kubernetes/bootstrap/helmfile.yaml.gotmpl": xunholyHelmfile,
 		"bootstrap/helmfile.d/01-apps.yaml":         "releases:\n  - name: cilium\n    namespace: kube-system\n    chart: oci://quay.io/cilium/charts/cilium\n    values:\n      - {ipam: {mode: kubernetes}}\n",
 		"talos/cni/kustomization.yaml":              "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nhelmCharts:\n  - name: cilium\n    repo: https://helm.cilium.io\n    releaseName: cilium\n    namespace: kube-system\n",
@@ -69,7 +69,7 @@ func TestDetectBootstrap(t *testing.T) {
 		"bootstrap/crds/widgets.yaml":               "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec: {group: example.com, names: {kind: Widget}}\n",
 		// A CRD bundle nothing applies (kept for standup resume --crds).
 		"bootstrap/repair/gadgets.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: gadgets.example.com}\nspec: {group: example.com, names: {kind: Gadget}}\n",
-		"bootstrap/mod.just":             "apply:\n    kubectl apply --server-side -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.3.0/standard-install.yaml\n",
+		"bootstrap/mod.just":            "apply:\n    kubectl apply --server-side -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.3.0/standard-install.yaml\n",
 		// Not under a bootstrap directory: Flux's business.
 		"kubernetes/apps/helmfile.yaml": "releases:\n  - name: nope\n    chart: nope/nope\n",
 	})

@@ -103,6 +103,8 @@ type Entry struct {
 	Install []Install `yaml:"install"`
 	// Runtime are the CRDs an operator creates after reconciling a trigger.
 	Runtime []Runtime `yaml:"runtime"`
+	// ClusterScoped are the entry's kinds whose CRD has scope: Cluster.
+	ClusterScoped []GroupKind `yaml:"clusterScoped"`
 }
 
 // Catalog is a parsed catalog.
@@ -220,6 +222,16 @@ func (c *Catalog) Platforms() []*Entry {
 		}
 	}
 	return out
+}
+
+// ClusterScoped reports whether an entry says gk is cluster-scoped.
+func (c *Catalog) ClusterScoped(gk GroupKind) bool {
+	for _, e := range c.Entries {
+		if slices.Contains(e.ClusterScoped, gk) {
+			return true
+		}
+	}
+	return false
 }
 
 // Providers returns the entries that install gk or create it at runtime.

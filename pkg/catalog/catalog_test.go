@@ -17,6 +17,11 @@ func TestBuiltinCatalog(t *testing.T) {
 	}
 	patterns := map[string]string{}
 	for _, e := range c.Entries {
+		for _, gk := range e.ClusterScoped {
+			if e.Installs(gk) == nil && e.Creates(gk) == nil {
+				t.Errorf("%s: cluster-scoped %s is none of its kinds", e.Name, gk)
+			}
+		}
 		for _, p := range e.Manifests {
 			if prev, dup := patterns[p]; dup {
 				t.Errorf("manifest pattern %q in %s and %s", p, prev, e.Name)

@@ -153,6 +153,11 @@ func samePassText(v verdict, gk GroupKind, p placed, h Hazard) (string, string) 
 				cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), src.obj.Kind, retryText(h), v.opaque),
 			fmt.Sprintf("move %s to its own Kustomization with dependsOn %s; %s needs wait: true (or a health check on %s)", p.obj, p.ks.Name, p.ks.Name, src.obj)
 	}
+	if v.via.assumed {
+		return fmt.Sprintf("%s, if its values (which spec.valuesFrom completes) switch the CRDs on, and %s applies it in the same pass as %s (%s): then the dry-run fails on the unknown kind, the %s is never applied and the pass never converges",
+				cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), src.obj.Kind),
+			fmt.Sprintf("move %s to its own Kustomization with dependsOn %s; %s needs wait: true (or a health check on %s)", p.obj, p.ks.Name, p.ks.Name, src.obj)
+	}
 	where := "in the same pass"
 	if src.stage != v.stage {
 		where = fmt.Sprintf("in the same pass (its %s, before the %s's %s)", stageNames[v.stage], src.obj.Kind, stageNames[src.stage])

@@ -45,6 +45,9 @@ type origin struct {
 	fromSource bool
 	// declared is set for standup.yaml's facts.
 	declared bool
+	// assumed is set for a chart whose values, completed by valuesFrom,
+	// may or may not switch its CRDs on.
+	assumed bool
 }
 
 // secondOrder reports whether the CRD appears only after a controller has
@@ -157,14 +160,15 @@ func (ix *index) catalogOrigins(gk GroupKind, add func(origin), set *originSet, 
 			if in == nil {
 				continue
 			}
-			if !releaseInstalls(*in, p.release) {
+			installs, assumed := releaseInstalls(*in, p.release)
+			if !installs {
 				if p.cluster == cluster && set.disabled == nil {
 					q := p
 					set.disabled, set.switches = &q, in.EnabledBy
 				}
 				continue
 			}
-			add(origin{src: srcChart, at: p, trigger: GroupKind{Group: hrGroup, Kind: hrKind}, entry: e})
+			add(origin{src: srcChart, at: p, trigger: GroupKind{Group: hrGroup, Kind: hrKind}, entry: e, assumed: assumed})
 		}
 	}
 	for i := range ix.cat.Entries {
@@ -191,14 +195,17 @@ func sortedReleases(m map[NamespacedName][]placed) []NamespacedName {
 
 // releaseInstalls reports whether a HelmRelease installs an install set of
 // its chart: the values switch it on (or say nothing, and it is on by
-// default, or spec.valuesFrom may switch it on), and a crds/ directory is
-// not skipped by install.crds: Skip.
-func releaseInstalls(in catalog.Install, r *releaseInfo) bool {
+// default), and a crds/ directory is not skipped by install.crds: Skip.
+// assumed is set when only spec.valuesFrom, which the checkout cannot see,
+// may switch it on.
+func releaseInstalls(in catalog.Install, r *releaseInfo) (installs, assumed bool) {
 	if in.From == catalog.FromCRDs && r.skipCRDs {
-		return false
+		return false, false
 	}
-	enabled, _ := in.Enabled(r.values)
-	return enabled || r.valuesFrom
+	if enabled, _ := in.Enabled(r.values); enabled {
+		return true, false
+	}
+	return r.valuesFrom, r.valuesFrom
 }
 
 // describe words an origin for a message: what makes the CRD exist.

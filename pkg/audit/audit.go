@@ -128,11 +128,10 @@ func (ix *index) classifyAll() map[tiers.ID]map[GroupKind]*verdict {
 	out := make(map[tiers.ID]map[GroupKind]*verdict, len(ix.order))
 	for _, ks := range ix.order {
 		vs := map[GroupKind]*verdict{}
-		for _, m := range ix.res.Rendered[ks] {
-			gk := groupKindOf(m.Object)
-			if _, seen := vs[gk]; !seen {
-				v := ix.classify(ks, gk, applyStage(m.Object, ix.custom))
-				vs[gk] = &v
+		for _, k := range ix.kinds[ks] {
+			if _, seen := vs[k.gk]; !seen {
+				v := ix.classify(ks, k.gk, k.stage)
+				vs[k.gk] = &v
 			}
 		}
 		out[ks] = vs
@@ -147,10 +146,10 @@ func (ix *index) classifyAll() map[tiers.ID]map[GroupKind]*verdict {
 func (ix *index) converge(verdicts map[tiers.ID]map[GroupKind]*verdict) {
 	c := newConvergence(ix.res)
 	for _, ks := range ix.order {
-		for _, m := range ix.res.Rendered[ks] {
-			if m.Object.GetKind() == render.KindKustomization && isFlux(groupKindOf(m.Object)) {
+		for i, m := range ix.res.Rendered[ks] {
+			if k := ix.kinds[ks][i]; k.gk.Kind == render.KindKustomization && isFlux(k.gk) {
 				child := tiers.ID{Kind: render.KindKustomization, Namespace: m.Object.GetNamespace(), Name: m.Object.GetName()}
-				c.place(child, ks, applyStage(m.Object, ix.custom))
+				c.place(child, ks, k.stage)
 			}
 		}
 		for gk, v := range verdicts[ks] {
@@ -207,16 +206,15 @@ func (ix *index) allowOpaque(c *convergence, ks tiers.ID, v *verdict) {
 func (ix *index) auditKinds(ks tiers.ID, manifests []render.Manifest, verdicts map[GroupKind]*verdict, opts Options) ([]KindUse, []Hazard) {
 	counts := map[GroupKind]int{}
 	var hazards []Hazard
-	for _, m := range manifests {
-		gk := groupKindOf(m.Object)
+	for i, m := range manifests {
+		gk := ix.kinds[ks][i].gk
 		v := verdicts[gk]
 		counts[gk]++
-		p := placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}
 		if v.code != "" {
-			hazards = append(hazards, ix.kindHazard(*v, gk, p, opts))
+			hazards = append(hazards, ix.kindHazard(*v, gk, placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}, opts))
 		}
 		if isFlux(gk) && m.Object.GetNamespace() == "" {
-			hazards = append(hazards, namespaceHazard(p))
+			hazards = append(hazards, namespaceHazard(placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}))
 		}
 	}
 	uses := make([]KindUse, 0, len(verdicts))

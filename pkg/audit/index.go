@@ -104,6 +104,15 @@ type index struct {
 	graph   *ancestry
 	// memo caches the origin candidates of a kind, per cluster.
 	memo map[originKey]originSet
+	// kinds holds the kind and apply stage of each rendered object, in the
+	// order of res.Rendered[ks]: read once, used by every pass.
+	kinds map[tiers.ID][]objectKind
+}
+
+// objectKind is the kind and apply stage of one rendered object.
+type objectKind struct {
+	gk    GroupKind
+	stage int
 }
 
 // remoteManifest is a remote resource of a Kustomization's build that a
@@ -136,6 +145,7 @@ func newIndex(res *render.Result, cfg *Config, boot *Bootstrap, cat *catalog.Cat
 		sources:  map[string]string{},
 		includes: map[string][]string{},
 		memo:     map[originKey]originSet{},
+		kinds:    make(map[tiers.ID][]objectKind, len(res.Rendered)),
 		graph:    newAncestry(res.Objects),
 	}
 	ix.clusterScoped = clusterScopedCRDs(res)
@@ -175,9 +185,11 @@ func newIndex(res *render.Result, cfg *Config, boot *Bootstrap, cat *catalog.Cat
 	}
 	slices.SortFunc(ix.order, compareIDs)
 	for _, id := range ix.order {
-		for _, m := range res.Rendered[id] {
-			ix.add(id, m)
+		kinds := make([]objectKind, len(res.Rendered[id]))
+		for i, m := range res.Rendered[id] {
+			kinds[i] = ix.add(id, m)
 		}
+		ix.kinds[id] = kinds
 		ix.addRemote(id)
 	}
 	ix.resolveCharts()
@@ -186,10 +198,22 @@ func newIndex(res *render.Result, cfg *Config, boot *Bootstrap, cat *catalog.Cat
 	return ix
 }
 
-// add indexes one rendered object of Kustomization ks.
-func (ix *index) add(ks tiers.ID, m render.Manifest) {
+// add indexes one rendered object of Kustomization ks, and returns its
+// kind and stage.
+func (ix *index) add(ks tiers.ID, m render.Manifest) objectKind {
 	gk := groupKindOf(m.Object)
-	p := placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File, cluster: ix.cluster[ks], stage: applyStage(m.Object, ix.custom)}
+	stage := applyStage(m.Object, ix.custom)
+	switch gk {
+	case GroupKind{Group: crdGroup, Kind: crdKind}, GroupKind{Group: hrGroup, Kind: hrKind},
+		GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "OCIRepository"},
+		GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "GitRepository"},
+		GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "HelmChart"}:
+	default:
+		if _, trigger := ix.byKind[gk]; !trigger {
+			return objectKind{gk: gk, stage: stage}
+		}
+	}
+	p := placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File, cluster: ix.cluster[ks], stage: stage}
 	switch gk {
 	case GroupKind{Group: crdGroup, Kind: crdKind}:
 		group, _, _ := unstructured.NestedString(m.Object.Object, "spec", "group")
@@ -218,6 +242,7 @@ func (ix *index) add(ks tiers.ID, m render.Manifest) {
 	if _, ok := ix.byKind[gk]; ok {
 		ix.byKind[gk] = append(ix.byKind[gk], p)
 	}
+	return objectKind{gk: gk, stage: stage}
 }
 
 // addRemote indexes the remote resources ks's build left out that the

@@ -111,6 +111,7 @@ type Entry struct {
 type Catalog struct {
 	Entries []Entry `yaml:"entries"`
 	charts  map[string]int
+	scoped  map[GroupKind]bool
 }
 
 // Default returns the built-in catalog. It panics only if the embedded
@@ -134,8 +135,11 @@ func Parse(data []byte) (*Catalog, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
-	c.charts = map[string]int{}
+	c.charts, c.scoped = map[string]int{}, map[GroupKind]bool{}
 	for i, e := range c.Entries {
+		for _, gk := range e.ClusterScoped {
+			c.scoped[gk] = true
+		}
 		if err := e.validate(); err != nil {
 			return nil, fmt.Errorf("catalog entry %d (%s): %w", i, e.Name, err)
 		}
@@ -225,14 +229,7 @@ func (c *Catalog) Platforms() []*Entry {
 }
 
 // ClusterScoped reports whether an entry says gk is cluster-scoped.
-func (c *Catalog) ClusterScoped(gk GroupKind) bool {
-	for _, e := range c.Entries {
-		if slices.Contains(e.ClusterScoped, gk) {
-			return true
-		}
-	}
-	return false
-}
+func (c *Catalog) ClusterScoped(gk GroupKind) bool { return c.scoped[gk] }
 
 // Providers returns the entries that install gk or create it at runtime.
 func (c *Catalog) Providers(gk GroupKind) []*Entry {

@@ -48,6 +48,8 @@ type releaseInfo struct {
 	// skipCRDs is spec.install.crds: Skip: Helm leaves the chart's crds/
 	// directory out of the install.
 	skipCRDs bool
+	// suspended is spec.suspend: helm-controller installs nothing.
+	suspended bool
 	// chartRef is the source spec.chartRef names, resolved once every
 	// object is indexed.
 	chartRef *NamespacedName
@@ -371,6 +373,7 @@ func releaseOf(u *unstructured.Unstructured) *releaseInfo {
 	}
 	policy, _, _ := unstructured.NestedString(u.Object, "spec", "install", "crds")
 	r.skipCRDs = policy == "Skip"
+	r.suspended, _, _ = unstructured.NestedBool(u.Object, "spec", "suspend")
 	return r
 }
 

@@ -162,7 +162,8 @@ func (ix *index) catalogOrigins(gk GroupKind, add func(origin), set *originSet, 
 			}
 			installs, assumed := releaseInstalls(*in, p.release)
 			if !installs {
-				if p.cluster == cluster && set.disabled == nil {
+				byValues := !p.release.suspended && !(in.From == catalog.FromCRDs && p.release.skipCRDs)
+				if byValues && p.cluster == cluster && set.disabled == nil {
 					q := p
 					set.disabled, set.switches = &q, in.EnabledBy
 				}
@@ -195,11 +196,12 @@ func sortedReleases(m map[NamespacedName][]placed) []NamespacedName {
 
 // releaseInstalls reports whether a HelmRelease installs an install set of
 // its chart: the values switch it on (or say nothing, and it is on by
-// default), and a crds/ directory is not skipped by install.crds: Skip.
+// default), a crds/ directory is not skipped by install.crds: Skip, and the
+// release is not suspended.
 // assumed is set when only spec.valuesFrom, which the checkout cannot see,
 // may switch it on.
 func releaseInstalls(in catalog.Install, r *releaseInfo) (installs, assumed bool) {
-	if in.From == catalog.FromCRDs && r.skipCRDs {
+	if r.suspended || (in.From == catalog.FromCRDs && r.skipCRDs) {
 		return false, false
 	}
 	if enabled, _ := in.Enabled(r.values); enabled {

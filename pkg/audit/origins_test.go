@@ -50,6 +50,12 @@ func TestCatalogOrigins(t *testing.T) {
 			"valuesFrom": []any{map[string]any{"kind": "ConfigMap", "name": "values"}}}), issuer())}},
 		want: []string{"SECOND_ORDER_SAME_PASS warning cert-manager ClusterIssuer/letsencrypt provider=cert-manager trigger=HelmRelease"},
 	}, {
+		name: "a suspended release installs nothing",
+		kss: []ks{{name: "cert-manager", objects: objects(obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager/cert-manager", "spec", map[string]any{
+			"chart": map[string]any{"spec": map[string]any{"chart": "cert-manager"}}, "suspend": true,
+			"values": map[string]any{"crds": map[string]any{"enabled": true}}}), issuer())}},
+		want: []string{"UNKNOWN_KIND notice cert-manager ClusterIssuer/letsencrypt"},
+	}, {
 		// kube-prometheus-stack ships its CRDs in crds/: install.crds: Skip
 		// leaves them out.
 		name: "a crds/ directory skipped",

@@ -455,6 +455,13 @@ func TestUnknownKindNamesTheLikelyChart(t *testing.T) {
 			objects: objects(obj("gateway.networking.k8s.io/v1", "HTTPRoute", "default/web"))}},
 		wantFix: "if gateway/kustomization.yaml: remote resource https://example.com/gateway-api/standard-install.yaml holds its CRD (Kustomization/flux-system/gateway's build left it out offline), declare it in standup.yaml kustomizationCRDs",
 	}, {
+		// A generator's remote file cannot hold a CRD (toboshii/home-ops's
+		// dashboards): no hint.
+		name: "a remote file of a generator is no origin",
+		kss: []ks{{name: "configs", remote: []string{"configs/kustomization.yaml: remote file https://raw.githubusercontent.com/fluxcd/flux2/v0.31.4/manifests/monitoring/monitoring-config/dashboards/cluster.json (configMapGenerator dashboards)"},
+			objects: objects(issuer())}},
+		wantFix: "declare where ClusterIssuer.cert-manager.io's CRD comes from in standup.yaml",
+	}, {
 		name:    "no release to suggest",
 		kss:     []ks{{name: "configs", objects: objects(issuer())}},
 		wantFix: "declare where ClusterIssuer.cert-manager.io's CRD comes from in standup.yaml (bootstrapCRDs, chartCRDs, runtimeCRDs or kustomizationCRDs)",

@@ -165,7 +165,7 @@ func auditSummary(r *audit.Report, st Styles) string {
 		scope += fmt.Sprintf("; %d not audited: they build from another source", r.Unrendered)
 	}
 	if r.Failed > 0 {
-		scope += fmt.Sprintf("; %d not audited: their build failed (see above)", r.Failed)
+		scope += fmt.Sprintf("; %d not audited: their build failed (%s)", r.Failed, audit.CodeBuildFailed)
 	}
 	switch {
 	case r.Errors() > 0:

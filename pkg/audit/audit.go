@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -94,6 +95,7 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 	failed := map[tiers.ID]bool{}
 	for _, f := range res.Failed {
 		failed[f.ID] = true
+		hazards = append(hazards, ix.buildFailed(f))
 	}
 	r.Failed = len(failed)
 	for _, o := range res.Objects {
@@ -121,6 +123,16 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 	}
 	r.Findings = GroupFindings(r.Hazards)
 	return r, nil
+}
+
+// buildFailed is the finding of one Kustomization whose build failed.
+func (ix *index) buildFailed(f render.BuildFailure) Hazard {
+	h := ix.nodeHazard(CodeBuildFailed, f.ID, f.Error(),
+		fmt.Sprintf("fix the build of %s; the rest of the repository is audited without it", f.ID))
+	if f.File != "" {
+		h.File = f.File
+	}
+	return h
 }
 
 // classifyAll classifies each kind each Kustomization applies, once.

@@ -406,7 +406,7 @@ func TestMessages(t *testing.T) {
 
 func TestRules(t *testing.T) {
 	codes := []Code{CodeSecondOrderSamePass, CodeOriginCycle, CodeMissingEdge, CodeUnguardedProvider, CodeUnknownKind,
-		CodeLiteralSubstitutionToken, CodeNamespaceNotSpecified, CodeCycle, CodeDanglingDependency}
+		CodeLiteralSubstitutionToken, CodeNamespaceNotSpecified, CodeCycle, CodeDanglingDependency, CodeBuildFailed}
 	rules := Rules()
 	if len(rules) != len(codes) {
 		t.Fatalf("%d rules, want %d", len(rules), len(codes))

@@ -41,6 +41,10 @@ const (
 	CodeCycle Code = "CYCLE"
 	// CodeDanglingDependency reports that a Kustomization depends on one that does not exist.
 	CodeDanglingDependency Code = "DANGLING_DEPENDENCY"
+	// CodeBuildFailed reports a Kustomization whose build failed offline
+	// (render.Result.Failed): kustomize-controller would fail it too. The
+	// rest of the repository is audited without it.
+	CodeBuildFailed Code = "BUILD_FAILED"
 )
 
 // Rule describes one hazard code, for documentation and code-scanning tools.
@@ -81,6 +85,8 @@ func Rules() []Rule {
 			"Kustomizations depend on each other in a circle: none of them ever becomes ready."},
 		{CodeDanglingDependency, "DanglingDependency", SeverityError,
 			"A Kustomization depends on one that does not exist: it never becomes ready."},
+		{CodeBuildFailed, "BuildFailed", SeverityError,
+			"A Kustomization's build fails: kustomize-controller fails it the same way, and it never becomes ready; the rest of the repository is audited without it."},
 	}
 }
 

@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kubestandup/standup/pkg/render"
 )
 
 // TestCatalogOrigins checks what the audit concludes with no standup.yaml,
@@ -261,5 +264,24 @@ func TestFindingsGroupPlaces(t *testing.T) {
 	}
 	if unknown.Code != CodeUnknownKind || len(unknown.Places) != 2 || unknown.Severity != SeverityNotice || r.Notices() != 1 || r.Warnings() != 1 {
 		t.Errorf("finding %+v", unknown)
+	}
+}
+
+// TestBuildFailedIsAFinding: a Kustomization whose build fails is one
+// finding naming its file and the reason; the rest is still audited.
+func TestBuildFailedIsAFinding(t *testing.T) {
+	res := result(ks{name: "good", objects: objects(cmap(nil))}, ks{name: "bad", unrendered: true})
+	bad := res.Objects[1].ID
+	res.Failed = []render.BuildFailure{{ID: bad, File: "apps/bad/kustomization.yaml", Err: errors.New("apps/bad/kustomization.yaml: a Component listed under resources")}}
+	r, err := Audit(res, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Findings) != 1 || r.Errors() != 1 || r.Failed != 1 || r.Unrendered != 0 || r.Kustomizations != 1 {
+		t.Fatalf("report %+v", r)
+	}
+	h := r.Findings[0].Places[0]
+	if h.Code != CodeBuildFailed || h.Kustomization != bad || h.File != "apps/bad/kustomization.yaml" || !strings.Contains(h.Message, "a Component listed under resources") {
+		t.Errorf("finding %+v", h)
 	}
 }

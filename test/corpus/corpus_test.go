@@ -40,7 +40,29 @@ func corpusDir() string {
 // a GrafanaDashboard; kube-prometheus-stack with an AlertmanagerConfig and
 // ScrapeConfigs. No other Kustomization and no bootstrap file provides
 // those CRDs.
+//
+// xunholy/k8s-gitops builds its Kustomizations from ExternalArtifacts,
+// which render reads once it follows ArtifactGenerators (until then they
+// are not audited, and the test expects only the errors of the
+// Kustomizations that are). Its bootstrap helmfile installs the Flux
+// Operator and cert-manager only. envoy-gateway (gateway-helm, Gateway API
+// and Envoy Gateway CRDs in its crds sub-chart) applies its GatewayClass,
+// Gateways, an HTTPRoute, EnvoyProxies and policies in the same pass as the
+// HelmRelease; kube-prometheus-stack its AlertmanagerConfig,
+// PrometheusRule and ScrapeConfigs. Nothing in the repository provides
+// those CRDs earlier.
 var deadlocks = map[string][]string{
+	"xunholy__k8s-gitops kubernetes/clusters/cluster-00": {
+		"SECOND_ORDER_SAME_PASS BackendTrafficPolicy.gateway.envoyproxy.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS ClientTrafficPolicy.gateway.envoyproxy.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS EnvoyProxy.gateway.envoyproxy.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS Gateway.gateway.networking.k8s.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS GatewayClass.gateway.networking.k8s.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS HTTPRoute.gateway.networking.k8s.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS AlertmanagerConfig.monitoring.coreos.com observability/kube-prometheus-stack",
+		"SECOND_ORDER_SAME_PASS PrometheusRule.monitoring.coreos.com observability/kube-prometheus-stack",
+		"SECOND_ORDER_SAME_PASS ScrapeConfig.monitoring.coreos.com observability/kube-prometheus-stack",
+	},
 	"budimanjojo__home-cluster cluster/base": {
 		"SECOND_ORDER_SAME_PASS Certificate.cert-manager.io cert-manager/cert-manager",
 		"SECOND_ORDER_SAME_PASS ClusterIssuer.cert-manager.io cert-manager/cert-manager",
@@ -225,7 +247,10 @@ func checkTiers(t *testing.T, bin, path, root string) {
 
 // auditDoc is the part of `audit -o json` the test reads.
 type auditDoc struct {
-	Summary  struct{ Errors, Failed int } `json:"summary"`
+	Summary struct{ Errors, Failed int } `json:"summary"`
+	Kinds   []struct {
+		Kustomization struct{ Namespace, Name string } `json:"kustomization"`
+	} `json:"kinds"`
 	Findings []struct {
 		Code     string `json:"code"`
 		Severity string `json:"severity"`
@@ -262,7 +287,15 @@ func checkAudit(t *testing.T, bin, path, root string, want []string) {
 		}
 	}
 	slices.Sort(errs)
-	want = slices.Sorted(slices.Values(want))
+	// A deadlock is expected where its Kustomization is audited (rendered).
+	audited := map[string]bool{}
+	for _, k := range doc.Kinds {
+		audited[k.Kustomization.Namespace+"/"+k.Kustomization.Name] = true
+	}
+	want = slices.DeleteFunc(slices.Sorted(slices.Values(want)), func(w string) bool {
+		f := strings.Fields(w)
+		return !audited[f[len(f)-1]]
+	})
 	if !slices.Equal(errs, want) {
 		t.Errorf("errors:\n got %q\nwant %q (each a deadlock checked by reading the repository)", errs, want)
 	}

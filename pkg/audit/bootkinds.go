@@ -24,26 +24,30 @@ type BootstrapUse struct {
 	// Groups and Kinds are what it installs; both empty when unknown.
 	Groups []string    `json:"groups,omitempty"`
 	Kinds  []GroupKind `json:"kinds,omitempty"`
+	// cluster is where it installs them: "" for the cluster Flux runs in
+	// (a bootstrap file), a HelmRelease's target for a CNI; everywhere for
+	// standup.yaml's declaration and a platform.
+	cluster    string
+	anyCluster bool
 }
 
 // bootKinds says which kinds exist before Flux starts.
 type bootKinds struct {
 	uses []BootstrapUse
-	// groups and kinds map to the index of the use that installs them.
-	groups map[string]int
-	kinds  map[GroupKind]int
+	// groups and kinds map to the indexes of the uses that install them.
+	groups map[string][]int
+	kinds  map[GroupKind][]int
 	// declared marks the uses from standup.yaml, which override the rest.
 	declaredGroups map[string]bool
 	declaredKinds  map[GroupKind]bool
 }
 
-// lookup returns how gk is known installed before Flux, if it is.
-func (b *bootKinds) lookup(gk GroupKind) (BootstrapUse, bool) {
-	if i, ok := b.kinds[gk]; ok {
-		return b.uses[i], true
-	}
-	if i, ok := b.groups[gk.Group]; ok {
-		return b.uses[i], true
+// lookup returns how gk is known installed before Flux in cluster, if it is.
+func (b *bootKinds) lookup(gk GroupKind, cluster string) (BootstrapUse, bool) {
+	for _, i := range append(slices.Clone(b.kinds[gk]), b.groups[gk.Group]...) {
+		if u := b.uses[i]; u.anyCluster || u.cluster == cluster {
+			return u, true
+		}
 	}
 	return BootstrapUse{}, false
 }
@@ -65,14 +69,10 @@ func (b *bootKinds) add(u BootstrapUse) {
 	i := len(b.uses)
 	b.uses = append(b.uses, u)
 	for _, g := range u.Groups {
-		if _, ok := b.groups[g]; !ok {
-			b.groups[g] = i
-		}
+		b.groups[g] = append(b.groups[g], i)
 	}
 	for _, gk := range u.Kinds {
-		if _, ok := b.kinds[gk]; !ok {
-			b.kinds[gk] = i
-		}
+		b.kinds[gk] = append(b.kinds[gk], i)
 	}
 }
 
@@ -82,9 +82,9 @@ func (b *bootKinds) add(u BootstrapUse) {
 // name when a template computes it), CRDs and manifests, then the
 // catalog's platforms.
 func (ix *index) bootstrapKinds(boot *Bootstrap) *bootKinds {
-	b := &bootKinds{groups: map[string]int{}, kinds: map[GroupKind]int{}, declaredGroups: map[string]bool{}, declaredKinds: map[GroupKind]bool{}}
+	b := &bootKinds{groups: map[string][]int{}, kinds: map[GroupKind][]int{}, declaredGroups: map[string]bool{}, declaredKinds: map[GroupKind]bool{}}
 	if d := ix.cfg.BootstrapCRDs; d != nil {
-		b.add(BootstrapUse{File: configFile, What: "bootstrapCRDs", Groups: d.Groups, Kinds: d.Kinds})
+		b.add(BootstrapUse{File: configFile, What: "bootstrapCRDs", Groups: d.Groups, Kinds: d.Kinds, anyCluster: true})
 		for _, g := range d.Groups {
 			b.declaredGroups[g] = true
 		}
@@ -116,7 +116,7 @@ func (ix *index) bootstrapKinds(boot *Bootstrap) *bootKinds {
 	for _, nn := range sortedReleases(ix.releases) {
 		for _, p := range ix.releases[nn] {
 			if e := ix.entryOf(p); e != nil && e.BeforeFlux != "" {
-				use := BootstrapUse{File: p.file, What: fmt.Sprintf("HelmRelease %s: %s", nn, e.BeforeFlux), Catalog: e.Name}
+				use := BootstrapUse{File: p.file, What: fmt.Sprintf("HelmRelease %s: %s", nn, e.BeforeFlux), Catalog: e.Name, cluster: p.cluster}
 				for _, in := range e.Install {
 					use.Groups, use.Kinds = appendKinds(use.Groups, use.Kinds, in.Kinds)
 				}
@@ -125,7 +125,7 @@ func (ix *index) bootstrapKinds(boot *Bootstrap) *bootKinds {
 		}
 	}
 	for _, e := range ix.cat.Platforms() {
-		use := BootstrapUse{What: "platform " + e.Platform, Catalog: e.Name}
+		use := BootstrapUse{What: "platform " + e.Platform, Catalog: e.Name, anyCluster: true}
 		for _, in := range e.Install {
 			use.Groups, use.Kinds = appendKinds(use.Groups, use.Kinds, in.Kinds)
 		}

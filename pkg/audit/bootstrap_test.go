@@ -201,3 +201,21 @@ func FuzzBootstrapFile(f *testing.F) {
 		}
 	})
 }
+
+// TestBootstrapIsTheLocalCluster: a bootstrap installs into the cluster
+// Flux runs in, not into the spokes it applies to (spec.kubeConfig).
+func TestBootstrapIsTheLocalCluster(t *testing.T) {
+	boot := &Bootstrap{Releases: []BootstrapRelease{{File: "bootstrap/helmfile.yaml", Namespace: "cert-manager", Name: "cert-manager", Chart: "jetstack/cert-manager"}}}
+	res := result(ks{name: "hub", objects: objects(issuer())}, ks{name: "spoke", kubeConfig: "spoke-kubeconfig", objects: objects(issuer())})
+	r, err := Audit(res, nil, Options{Bootstrap: boot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	origins := map[string]Origin{}
+	for _, u := range r.Kinds {
+		origins[u.Kustomization.Name] = u.Origin
+	}
+	if origins["hub"] != OriginBootstrap || origins["spoke"] != OriginUnknown {
+		t.Errorf("origins %v: want the hub's from the bootstrap, the spoke's unknown", origins)
+	}
+}

@@ -133,7 +133,7 @@ func (ix *index) classify(ks tiers.ID, gk GroupKind, stage int) verdict {
 	}
 	cluster := ix.cluster[ks]
 	set := ix.origins(gk, cluster)
-	if use, ok := ix.boot.lookup(gk); ok && (!set.declared || ix.boot.declaredKinds[gk] || ix.boot.declaredGroups[gk.Group]) {
+	if use, ok := ix.boot.lookup(gk, cluster); ok && (!set.declared || ix.boot.declaredKinds[gk] || ix.boot.declaredGroups[gk.Group]) {
 		v := verdict{origin: OriginBootstrap, evidence: use.evidence(), stage: stage, set: set}
 		if use.File == "" {
 			v.origin = OriginPlatform

@@ -235,10 +235,15 @@ func (c *Config) validate() error {
 		}
 	}
 	if b := c.BootstrapCRDs; b != nil {
+		var conflicts []string
 		for gk, d := range seen {
 			if slices.Contains(b.Groups, gk.Group) && d.field != "bootstrapCRDs" {
-				return fmt.Errorf("%s: %s is already declared installed before Flux by bootstrapCRDs.groups", d.field, gk)
+				conflicts = append(conflicts, fmt.Sprintf("%s: %s is already declared installed before Flux by bootstrapCRDs.groups", d.field, gk))
 			}
+		}
+		if len(conflicts) > 0 {
+			slices.Sort(conflicts) // one message, the same every time
+			return errors.New(conflicts[0])
 		}
 	}
 	return nil

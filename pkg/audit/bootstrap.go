@@ -222,9 +222,18 @@ func (b *Bootstrap) add(file string, data []byte) {
 			b.Releases = append(b.Releases, kustomizeCharts(file, doc)...)
 		}
 	}
+	if isProse(file) {
+		return // a README's URLs are reading, not installing
+	}
 	for _, u := range urlRE.FindAllString(string(data), -1) {
 		addURL(strings.TrimRight(u, `.,;:)'"`))
 	}
+}
+
+// isProse reports whether a file is documentation, whose URLs nothing runs.
+func isProse(file string) bool {
+	ext := strings.ToLower(path.Ext(file))
+	return ext == ".md" || ext == ".txt" || ext == ".rst" || ext == ".adoc"
 }
 
 // urlRE finds URLs in scripts and configuration (kubectl apply -f URL,

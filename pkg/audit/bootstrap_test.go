@@ -109,6 +109,11 @@ func TestDetectBootstrap(t *testing.T) {
 			t.Errorf("manifest %s not found in %q", u, urls)
 		}
 	}
+	for _, u := range urls {
+		if strings.Contains(u, "keda") {
+			t.Errorf("a README's URL taken as installed: %s", u)
+		}
+	}
 }
 
 // TestBootstrapScope: a bootstrap directory with one directory per cluster

@@ -28,6 +28,7 @@ targets=(
 	"./pkg/tiers FuzzBuild"
 	"./internal/input FuzzCheckYAML"
 	"./pkg/render FuzzRenderPrescan"
+	"./pkg/audit FuzzBootstrapFile"
 	"./pkg/render FuzzResourceJSON"
 )
 

@@ -14,25 +14,28 @@ import (
 
 // auditOptions are the flags of `standup audit`.
 type auditOptions struct {
-	Path              string
-	RepoRoot          string
-	AllowUnknownKinds bool
-	FromCluster       bool
+	Path        string
+	RepoRoot    string
+	Strict      bool
+	FromCluster bool
 }
 
 func auditCommand(streams Streams) *cli.Command {
 	o := &auditOptions{}
 	return &cli.Command{
 		Name:  "audit",
-		Usage: "find cold-start hazards in a git checkout: second-order kinds, missing dependsOn edges, unguarded CRD providers",
-		Description: "Renders every Kustomization offline as kustomize-controller would, classifies where each object's kind\n" +
-			"comes from (built in, Flux, a CRD in the same or an ancestor Kustomization, standup.yaml's runtimeCRDs,\n" +
-			"chartCRDs and kustomizationCRDs) and reports hazards with a code, a file and a fix (docs/audit.md). Exits 1 when any hazard is\n" +
-			"an error. Output formats: " + strings.Join(printer.AuditFormats(), ", ") + ".",
+		Usage: "find cold-start deadlocks in a git checkout: second-order kinds, cycles through origins, missing dependsOn edges",
+		Description: "Renders every Kustomization offline as kustomize-controller would, finds where each object's kind\n" +
+			"comes from on a cold start (built in, Flux, the repository's bootstrap, a CRD, a chart or an operator the\n" +
+			"catalog knows, standup.yaml) and reports findings with a code, the places and a fix (docs/audit.md): errors\n" +
+			"cannot converge, warnings converge after a retry, notices are kinds of unknown origin. Exits 1 when any\n" +
+			"finding is an error. Output formats: " + strings.Join(printer.AuditFormats(), ", ") + ".",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "path", Destination: &o.Path, Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
 			&cli.StringFlag{Name: "repo-root", Destination: &o.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
-			&cli.BoolFlag{Name: "allow-unknown-kinds", Destination: &o.AllowUnknownKinds, Usage: "report kinds of unknown origin as warnings, not errors"},
+			&cli.BoolFlag{Name: "strict", Destination: &o.Strict, Usage: "report kinds of unknown origin as errors, not notices"},
+			// Kept so that scripts written for it still run: unknown kinds are notices now.
+			&cli.BoolFlag{Name: "allow-unknown-kinds", Hidden: true},
 			&cli.BoolFlag{Name: "from-cluster", Destination: &o.FromCluster, Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (needs --path and a cluster; formats yaml (or text), json)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -49,7 +52,11 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 	if err != nil {
 		return err
 	}
-	report, err := audit.Audit(res, cfg, audit.Options{AllowUnknownKinds: opts.AllowUnknownKinds})
+	boot, err := audit.DetectBootstrap(ctx, res.RepoRoot, res.Path)
+	if err != nil {
+		return err
+	}
+	report, err := audit.Audit(res, cfg, audit.Options{Strict: opts.Strict, Bootstrap: boot})
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func TestExitCode(t *testing.T) {
 		{name: "canceled", err: fmt.Errorf("list: %w", context.Canceled), wantCode: ExitInterrupted, wantStderr: "standup: list: context canceled\n"},
 		{name: "--timeout wins over what it cut short", err: &timeoutError{after: 3e9, err: missing}, wantCode: ExitTimeout, wantStderr: "standup: gave up after --timeout 3s: " + missing.Error() + "\n"},
 		{name: "interrupt wins over what it cut short", err: fmt.Errorf("%w: %w", errInterrupted, missing), wantCode: ExitInterrupted, wantStderr: "standup: interrupted: " + missing.Error() + "\n"},
-		{name: "audit hazards", err: &hazardsError{2}, wantCode: ExitFailure, wantStderr: "standup: audit: 2 hazards are errors\n"},
+		{name: "audit hazards", err: &hazardsError{2}, wantCode: ExitFailure, wantStderr: "standup: audit: 2 findings are errors\n"},
 		{name: "audit hazards, reported by the text summary", err: &reported{&hazardsError{1}}, wantCode: ExitFailure},
 		{name: "unresolved deadlocks, one per line", err: errors.Join(&crds.UnresolvedError{Diagnosis: crds.Diagnosis{Kustomization: tiers.ID{Kind: "Kustomization", Namespace: "a", Name: "b"}}}, errors.New("second")),
 			wantCode: ExitDeadlock},

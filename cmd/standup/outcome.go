@@ -64,14 +64,14 @@ func (e *unrenderedError) Error() string {
 	return strings.Join(msgs, "\n")
 }
 
-// hazardsError is an audit that found hazards of severity error.
+// hazardsError is an audit that found findings of severity error.
 type hazardsError struct{ n int }
 
 func (e *hazardsError) Error() string {
 	if e.n == 1 {
-		return "audit: 1 hazard is an error"
+		return "audit: 1 finding is an error"
 	}
-	return fmt.Sprintf("audit: %d hazards are errors", e.n)
+	return fmt.Sprintf("audit: %d findings are errors", e.n)
 }
 
 // nodesFailedError is a walk in which Kustomizations failed for a reason

@@ -3,7 +3,10 @@ package printer
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/kubestandup/standup/pkg/audit"
 )
@@ -52,59 +55,115 @@ func PrintAudit(w io.Writer, format string, r *audit.Report, opts AuditOptions) 
 	return nil
 }
 
-// writeAuditText writes the human report. Hazards come sorted errors first,
-// then by Kustomization; a Kustomization heads each run of its hazards.
+// writeAuditText writes the human report: findings under Errors, Warnings
+// and Notices, each with its code, kind, message, fix and every place it
+// occurs, then what the repository installs before Flux, then the verdict.
+// A place's own message and fix, which name its objects, are the json's.
 func writeAuditText(b *strings.Builder, r *audit.Report, st Styles) {
 	var section audit.Severity
-	var group string
-	for _, h := range r.Hazards {
-		if h.Severity != section {
+	for _, f := range r.Findings {
+		if f.Severity != section {
 			if section != "" {
 				b.WriteString("\n")
 			}
-			section, group = h.Severity, ""
-			title := "Errors"
-			if section == audit.SeverityWarning {
-				title = "Warnings"
-			}
-			fmt.Fprintf(b, "%s (%d)\n", st.Header.Render(title), r.Count(section))
+			section = f.Severity
+			fmt.Fprintf(b, "%s (%d)\n", st.Header.Render(sectionTitle(section)), r.Count(section))
 		}
-		if ks := h.Kustomization.NamespacedName(); ks != group {
-			group = ks
-			fmt.Fprintf(b, "\n  %s %s\n", h.Kustomization.Kind, st.TierHeader.Render(ks))
-		}
-		writeHazard(b, h, st)
+		writeFinding(b, f, st)
 	}
-	if len(r.Hazards) > 0 {
+	if len(r.Findings) > 0 {
 		b.WriteString("\n")
+	}
+	if line := bootstrapLine(r); line != "" {
+		fmt.Fprintf(b, "%s\n\n", st.Dim.Render(line))
 	}
 	b.WriteString(auditSummary(r, st))
 }
 
-func writeHazard(b *strings.Builder, h audit.Hazard, st Styles) {
-	mark, style := "✗", st.Fail
-	if h.Severity == audit.SeverityWarning {
-		mark, style = "!", st.Warning
+func sectionTitle(s audit.Severity) string {
+	switch s {
+	case audit.SeverityError:
+		return "Errors"
+	case audit.SeverityWarning:
+		return "Warnings"
 	}
-	where := ""
-	if h.File != "" {
-		where = "  " + st.Dim.Render(h.File)
+	return "Notices"
+}
+
+// severityMark is the mark and style of a severity.
+func severityMark(s audit.Severity, st Styles) (string, lipgloss.Style) {
+	switch s {
+	case audit.SeverityError:
+		return "✗", st.Fail
+	case audit.SeverityWarning:
+		return "!", st.Warning
 	}
-	fmt.Fprintf(b, "    %s %s  %s%s\n", style.Render(mark), style.Render(string(h.Code)), h.Object, where)
-	fmt.Fprintf(b, "      %s\n", h.Message)
-	fmt.Fprintf(b, "      %s %s\n", st.Dim.Render("fix:"), h.Fix)
+	return "·", st.Dim
+}
+
+func writeFinding(b *strings.Builder, f audit.Finding, st Styles) {
+	mark, style := severityMark(f.Severity, st)
+	count := ""
+	if n := len(f.Places); n > 1 {
+		count = "  " + st.Dim.Render(fmt.Sprintf("(%d places)", n))
+	}
+	fmt.Fprintf(b, "\n  %s %s  %s%s\n", style.Render(mark), style.Render(string(f.Code)), f.Kind, count)
+	fmt.Fprintf(b, "      %s\n", f.Message)
+	fmt.Fprintf(b, "      %s %s\n", st.Dim.Render("fix:"), f.Fix)
+	for _, h := range f.Places {
+		line := h.Kustomization.String() + "  " + h.Object.String()
+		if h.File != "" {
+			line += "  " + st.Dim.Render(h.File)
+		}
+		if h.Retry != "" {
+			line += "  " + st.Dim.Render("(retry after "+h.Retry+")")
+		}
+		if h.Severity != f.Severity {
+			m, ms := severityMark(h.Severity, st)
+			line = ms.Render(m) + " " + line
+		}
+		fmt.Fprintf(b, "      %s %s\n", st.Dim.Render("at"), line)
+	}
+}
+
+// bootstrapLine says what the audit took as installed before Flux.
+func bootstrapLine(r *audit.Report) string {
+	groups := map[string]bool{}
+	var files []string
+	for _, u := range r.Bootstrap {
+		if len(u.Groups)+len(u.Kinds) == 0 {
+			continue
+		}
+		for _, g := range u.Groups {
+			groups[g] = true
+		}
+		for _, k := range u.Kinds {
+			groups[k.String()] = true
+		}
+		if !slices.Contains(files, u.File) {
+			files = append(files, u.File)
+		}
+	}
+	if len(files) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Installed before Flux: %s (%s)", plural(len(groups), "API group"), strings.Join(files, ", "))
 }
 
 // auditSummary is the last line: the verdict and the counts.
 func auditSummary(r *audit.Report, st Styles) string {
-	scope := fmt.Sprintf("%s in %s, %s (%s)", plural(r.Warnings(), "warning"),
+	counts := plural(r.Warnings(), "warning")
+	if n := r.Notices(); n > 0 {
+		counts += ", " + plural(n, "notice")
+	}
+	scope := fmt.Sprintf("%s in %s, %s (%s)", counts,
 		plural(r.Kustomizations, "Kustomization"), plural(r.Objects, "object"), r.Path)
 	if r.Unrendered > 0 {
 		// A clean verdict must not read as covering what was not audited.
 		scope += fmt.Sprintf("; %d not audited: they build from another source", r.Unrendered)
 	}
 	if r.Failed > 0 {
-		scope += fmt.Sprintf("; %d not audited: their build failed (see above)", r.Failed)
+		scope += fmt.Sprintf("; %d not audited: their build failed (%s)", r.Failed, audit.CodeBuildFailed)
 	}
 	switch {
 	case r.Errors() > 0:

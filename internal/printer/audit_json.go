@@ -9,16 +9,19 @@ import (
 
 // AuditSchemaVersion is the version of the audit json schema (docs/audit.md).
 // It changes only when a field is removed or changes meaning.
-const AuditSchemaVersion = 1
+// Version 2 grouped the hazards into findings (a code and a kind with
+// every place) and added notices and the bootstrap.
+const AuditSchemaVersion = 2
 
 // auditDocument is the audit json document.
 type auditDocument struct {
-	SchemaVersion int             `json:"schemaVersion"`
-	Path          string          `json:"path"`
-	Summary       auditCounts     `json:"summary"`
-	Hazards       []audit.Hazard  `json:"hazards"`
-	Kinds         []audit.KindUse `json:"kinds"`
-	Notes         []string        `json:"notes"`
+	SchemaVersion int                  `json:"schemaVersion"`
+	Path          string               `json:"path"`
+	Summary       auditCounts          `json:"summary"`
+	Findings      []audit.Finding      `json:"findings"`
+	Kinds         []audit.KindUse      `json:"kinds"`
+	Bootstrap     []audit.BootstrapUse `json:"bootstrap"`
+	Notes         []string             `json:"notes"`
 }
 
 // auditCounts is the summary of an audit.
@@ -29,16 +32,21 @@ type auditCounts struct {
 	Failed         int `json:"failed"`
 	Errors         int `json:"errors"`
 	Warnings       int `json:"warnings"`
+	Notices        int `json:"notices"`
+	// Places counts the places of every finding.
+	Places int `json:"places"`
 }
 
 func writeAuditJSON(w io.Writer, r *audit.Report) error {
 	doc := auditDocument{
 		SchemaVersion: AuditSchemaVersion,
 		Path:          r.Path,
-		Summary:       auditCounts{Kustomizations: r.Kustomizations, Objects: r.Objects, Unrendered: r.Unrendered, Failed: r.Failed, Errors: r.Errors(), Warnings: r.Warnings()},
-		Hazards:       nonNil(r.Hazards),
-		Kinds:         nonNil(r.Kinds),
-		Notes:         nonNil(r.Notes),
+		Summary: auditCounts{Kustomizations: r.Kustomizations, Objects: r.Objects, Unrendered: r.Unrendered, Failed: r.Failed,
+			Errors: r.Errors(), Warnings: r.Warnings(), Notices: r.Notices(), Places: len(r.Hazards)},
+		Findings:  nonNil(r.Findings),
+		Kinds:     nonNil(r.Kinds),
+		Bootstrap: nonNil(r.Bootstrap),
+		Notes:     nonNil(r.Notes),
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

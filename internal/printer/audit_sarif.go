@@ -90,7 +90,7 @@ func writeAuditSARIF(w io.Writer, r *audit.Report, version string) error {
 			ID: string(rule.Code), Name: rule.Name,
 			ShortDescription:     sarifText{Text: rule.Summary},
 			HelpURI:              auditDocs + "#" + anchor(rule.Code),
-			DefaultConfiguration: sarifDefault{Level: string(rule.Severity)},
+			DefaultConfiguration: sarifDefault{Level: sarifLevel(rule.Severity)},
 		})
 	}
 	results := make([]sarifResult, 0, len(r.Hazards))
@@ -104,7 +104,7 @@ func writeAuditSARIF(w io.Writer, r *audit.Report, version string) error {
 			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: h.File}}
 		}
 		results = append(results, sarifResult{
-			RuleID: string(h.Code), RuleIndex: index[h.Code], Level: string(h.Severity),
+			RuleID: string(h.Code), RuleIndex: index[h.Code], Level: sarifLevel(h.Severity),
 			Message:    sarifText{Text: h.Message + ". Fix: " + h.Fix + "."},
 			Locations:  []sarifLocation{loc},
 			Properties: sarifProperties{Kustomization: h.Kustomization.NamespacedName(), Object: h.Object, Fix: h.Fix},
@@ -114,6 +114,14 @@ func writeAuditSARIF(w io.Writer, r *audit.Report, version string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
+}
+
+// sarifLevel is SARIF's level of a severity: a notice is a "note".
+func sarifLevel(s audit.Severity) string {
+	if s == audit.SeverityNotice {
+		return "note"
+	}
+	return string(s)
 }
 
 // anchor is the heading anchor GitHub gives a code in docs/audit.md.

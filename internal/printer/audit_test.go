@@ -18,15 +18,23 @@ func auditReport() *audit.Report {
 			Object: audit.Object{APIVersion: "v1", Kind: kind, Name: name}, File: file,
 			Message: string(code) + " message", Fix: string(code) + " fix"}
 	}
-	return &audit.Report{
+	retry := hazard(audit.CodeMissingEdge, audit.SeverityWarning, "vms", "DataVolume", "e", "vms.yaml")
+	retry.Retry, retry.Message = "5m", "other MISSING_EDGE message"
+	r := &audit.Report{
 		Path: "clusters/prod", Kustomizations: 3, Objects: 9,
 		Hazards: []audit.Hazard{
 			hazard(audit.CodeSecondOrderSamePass, audit.SeverityError, "config", "StorageProfile", "a", "profiles.yaml"),
 			hazard(audit.CodeSecondOrderSamePass, audit.SeverityError, "config", "StorageProfile", "b", "profiles.yaml"),
-			hazard(audit.CodeMissingEdge, audit.SeverityError, "vms", "DataVolume", "d", ""),
 			hazard(audit.CodeLiteralSubstitutionToken, audit.SeverityWarning, "config", "ConfigMap", "c", "cm.yaml"),
+			hazard(audit.CodeMissingEdge, audit.SeverityWarning, "vms", "DataVolume", "d", ""),
+			retry,
+			hazard(audit.CodeUnknownKind, audit.SeverityNotice, "vms", "Widget", "w", "w.yaml"),
 		},
+		Bootstrap: []audit.BootstrapUse{{File: "bootstrap/helmfile.yaml", What: "helmfile release cert-manager/cert-manager", Catalog: "cert-manager",
+			Groups: []string{"cert-manager.io", "acme.cert-manager.io"}}},
 	}
+	r.Findings = audit.GroupFindings(r.Hazards)
+	return r
 }
 
 func TestAuditText(t *testing.T) {
@@ -34,29 +42,37 @@ func TestAuditText(t *testing.T) {
 	if err := PrintAudit(&b, FormatText, auditReport(), AuditOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	want := `Errors (3)
+	want := `Errors (1)
 
-  Kustomization flux-system/config
-    ✗ SECOND_ORDER_SAME_PASS  StorageProfile/a  profiles.yaml
+  ✗ SECOND_ORDER_SAME_PASS  StorageProfile  (2 places)
       SECOND_ORDER_SAME_PASS message
       fix: SECOND_ORDER_SAME_PASS fix
-    ✗ SECOND_ORDER_SAME_PASS  StorageProfile/b  profiles.yaml
-      SECOND_ORDER_SAME_PASS message
-      fix: SECOND_ORDER_SAME_PASS fix
+      at Kustomization/flux-system/config  StorageProfile/a  profiles.yaml
+      at Kustomization/flux-system/config  StorageProfile/b  profiles.yaml
 
-  Kustomization flux-system/vms
-    ✗ MISSING_EDGE  DataVolume/d
-      MISSING_EDGE message
+Warnings (2)
+
+  ! MISSING_EDGE  DataVolume  (2 places)
+      DataVolume (2 objects in 1 Kustomization); the first: MISSING_EDGE message
       fix: MISSING_EDGE fix
+      at Kustomization/flux-system/vms  DataVolume/d
+      at Kustomization/flux-system/vms  DataVolume/e  vms.yaml  (retry after 5m)
 
-Warnings (1)
-
-  Kustomization flux-system/config
-    ! LITERAL_SUBSTITUTION_TOKEN  ConfigMap/c  cm.yaml
+  ! LITERAL_SUBSTITUTION_TOKEN  ConfigMap
       LITERAL_SUBSTITUTION_TOKEN message
       fix: LITERAL_SUBSTITUTION_TOKEN fix
+      at Kustomization/flux-system/config  ConfigMap/c  cm.yaml
 
-✗ 3 errors, 1 warning in 3 Kustomizations, 9 objects (clusters/prod)
+Notices (1)
+
+  · UNKNOWN_KIND  Widget
+      UNKNOWN_KIND message
+      fix: UNKNOWN_KIND fix
+      at Kustomization/flux-system/vms  Widget/w  w.yaml
+
+Installed before Flux: 2 API groups (bootstrap/helmfile.yaml)
+
+✗ 1 error, 2 warnings, 1 notice in 3 Kustomizations, 9 objects (clusters/prod)
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
@@ -81,7 +97,7 @@ func TestAuditJSONEmptyListsAndCounts(t *testing.T) {
 	if err := PrintAudit(&b, FormatJSON, &audit.Report{Path: "p"}, AuditOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`"schemaVersion": 1`, `"hazards": []`, `"kinds": []`, `"notes": []`, `"errors": 0`} {
+	for _, s := range []string{`"schemaVersion": 2`, `"findings": []`, `"kinds": []`, `"bootstrap": []`, `"notes": []`, `"errors": 0`, `"notices": 0`} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("json lacks %s:\n%s", s, b.String())
 		}
@@ -91,10 +107,15 @@ func TestAuditJSONEmptyListsAndCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Summary struct{ Errors, Warnings int }
+		Summary  struct{ Errors, Warnings, Notices, Places int }
+		Findings []audit.Finding
 	}
-	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil || doc.Summary.Errors != 3 || doc.Summary.Warnings != 1 {
-		t.Errorf("summary %+v, %v; want 3 errors and 1 warning", doc.Summary, err)
+	if err := json.Unmarshal([]byte(b.String()), &doc); err != nil || doc.Summary != (struct{ Errors, Warnings, Notices, Places int }{1, 2, 1, 6}) {
+		t.Errorf("summary %+v, %v; want 1 error, 2 warnings, 1 notice, 6 places", doc.Summary, err)
+	}
+	// The JSON keeps every place of a grouped finding.
+	if len(doc.Findings) != 4 || len(doc.Findings[1].Places) != 2 || doc.Findings[1].Places[1].Retry != "5m" {
+		t.Errorf("findings %+v", doc.Findings)
 	}
 }
 
@@ -111,18 +132,22 @@ func TestAuditSARIF(t *testing.T) {
 	if log.Version != "2.1.0" || run.Tool.Driver.Version != "v9" || len(run.Tool.Driver.Rules) != len(audit.Rules()) {
 		t.Fatalf("header: %+v", log)
 	}
-	if len(run.Results) != 4 {
-		t.Fatalf("%d results, want 4", len(run.Results))
+	// SARIF keeps one result per place: code-scanning UIs annotate lines.
+	if len(run.Results) != 6 {
+		t.Fatalf("%d results, want 6", len(run.Results))
 	}
 	for i, res := range run.Results {
 		h := auditReport().Hazards[i]
-		if res.RuleID != string(h.Code) || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || res.Level != string(h.Severity) {
+		if res.RuleID != string(h.Code) || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || res.Level != sarifLevel(h.Severity) {
 			t.Errorf("result %d: %+v", i, res)
 		}
 		if loc := res.Locations[0]; (loc.PhysicalLocation == nil) != (h.File == "") ||
 			(loc.PhysicalLocation != nil && loc.PhysicalLocation.ArtifactLocation.URI != h.File) {
 			t.Errorf("result %d: location %+v, want file %q", i, loc, h.File)
 		}
+	}
+	if got := run.Results[5].Level; got != "note" {
+		t.Errorf("a notice is level %q in SARIF, want note", got)
 	}
 	if !strings.HasSuffix(run.Tool.Driver.Rules[0].HelpURI, "docs/audit.md#second_order_same_pass") {
 		t.Errorf("helpUri %s", run.Tool.Driver.Rules[0].HelpURI)

@@ -20,7 +20,7 @@ func skeletonPrinters() []docPrinter[*audit.Skeleton] {
 		{FormatYAML, builder(writeSkeletonYAML)},
 		{FormatText, builder(writeSkeletonYAML)},
 		{FormatJSON, func(b *strings.Builder, sk *audit.Skeleton, _ renderContext) error {
-			doc := skeletonDocument{SchemaVersion: AuditSchemaVersion, Skeleton: *sk}
+			doc := skeletonDocument{SchemaVersion: SkeletonSchemaVersion, Skeleton: *sk}
 			doc.Findings = nonNil(doc.Findings)
 			data, err := json.MarshalIndent(doc, "", "  ")
 			if err != nil {
@@ -52,6 +52,10 @@ func PrintSkeleton(w io.Writer, format string, sk *audit.Skeleton) error {
 	}
 	return nil
 }
+
+// SkeletonSchemaVersion is the version of the `audit --from-cluster -o
+// json` schema; it was the audit schema's until that grouped its findings.
+const SkeletonSchemaVersion = 1
 
 // skeletonDocument is the json document of `audit --from-cluster`.
 type skeletonDocument struct {

@@ -1,17 +1,25 @@
 package audit
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/kubestandup/standup/pkg/catalog"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 // Options tunes the audit.
 type Options struct {
-	// AllowUnknownKinds makes UNKNOWN_KIND a warning instead of an error.
-	AllowUnknownKinds bool
+	// Strict makes UNKNOWN_KIND an error instead of a notice.
+	Strict bool
+	// Bootstrap is what the repository installs before Flux starts
+	// (DetectBootstrap); nil for nothing.
+	Bootstrap *Bootstrap
+	// Catalog says what known charts, manifests and operators provide; nil
+	// for catalog.Default().
+	Catalog *catalog.Catalog
 }
 
 // Report is the result of an audit.
@@ -31,23 +39,33 @@ type Report struct {
 	// Kinds lists every kind each Kustomization applies and its origin,
 	// sorted by Kustomization, group and kind.
 	Kinds []KindUse `json:"kinds"`
-	// Hazards are sorted errors first, then by Kustomization, code and object.
+	// Hazards are every place of every finding, one per object, sorted
+	// errors first, then by Kustomization, code and object.
 	Hazards []Hazard `json:"hazards"`
+	// Findings group Hazards by code and kind: a kind used in 49 places is
+	// one finding. Sorted errors first, then by code and kind.
+	Findings []Finding `json:"findings"`
+	// Bootstrap lists what the repository installs before Flux starts, as
+	// the audit understood it.
+	Bootstrap []BootstrapUse `json:"bootstrap"`
 	// Notes are render's warnings: where the offline view is incomplete.
 	Notes []string `json:"notes"`
 }
 
-// Errors counts the hazards of severity error.
+// Errors counts the findings of severity error.
 func (r *Report) Errors() int { return r.Count(SeverityError) }
 
-// Warnings counts the hazards of severity warning.
+// Warnings counts the findings of severity warning.
 func (r *Report) Warnings() int { return r.Count(SeverityWarning) }
 
-// Count counts the hazards of severity s.
+// Notices counts the findings of severity notice.
+func (r *Report) Notices() int { return r.Count(SeverityNotice) }
+
+// Count counts the findings of severity s.
 func (r *Report) Count(s Severity) int {
 	n := 0
-	for _, h := range r.Hazards {
-		if h.Severity == s {
+	for _, f := range r.Findings {
+		if f.Severity == s {
 			n++
 		}
 	}
@@ -55,22 +73,29 @@ func (r *Report) Count(s Severity) int {
 }
 
 // Audit classifies the kind of every object each Kustomization of res
-// applies, and reports the hazards it finds, with cfg (nil for none) saying
-// which kinds are created at runtime or by charts. It returns an error only
-// for a result render.Load never produces (duplicate Kustomizations).
+// applies, and reports what it finds, with cfg (nil for none) saying which
+// kinds are created at runtime, by charts or before Flux, opts.Bootstrap
+// what the repository installs before Flux, and the catalog what known
+// charts and operators provide. It returns an error only for a result
+// render.Load never produces (duplicate Kustomizations).
 func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	ix := newIndex(res, cfg)
+	cat := opts.Catalog
+	if cat == nil {
+		cat = catalog.Default()
+	}
+	ix := newIndex(res, cfg, opts.Bootstrap, cat)
 	hazards, err := ix.graphHazards()
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Path: res.Path, Kustomizations: len(ix.order), Kinds: []KindUse{}, Notes: slices.Clone(res.Warnings)}
+	r := &Report{Path: res.Path, Kustomizations: len(ix.order), Kinds: []KindUse{}, Notes: slices.Clone(res.Warnings), Bootstrap: ix.boot.report()}
 	failed := map[tiers.ID]bool{}
 	for _, f := range res.Failed {
 		failed[f.ID] = true
+		hazards = append(hazards, ix.buildFailed(f))
 	}
 	r.Failed = len(failed)
 	for _, o := range res.Objects {
@@ -81,10 +106,12 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 	if r.Notes == nil {
 		r.Notes = []string{}
 	}
+	verdicts := ix.classifyAll()
+	ix.converge(verdicts)
 	for _, ks := range ix.order {
 		manifests := res.Rendered[ks]
 		r.Objects += len(manifests)
-		uses, found := ix.auditKinds(ks, manifests, opts)
+		uses, found := ix.auditKinds(ks, manifests, verdicts[ks], opts)
 		r.Kinds = append(r.Kinds, uses...)
 		hazards = append(hazards, found...)
 		hazards = append(hazards, ix.literalTokens(ks, manifests)...)
@@ -94,25 +121,109 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 	if r.Hazards == nil {
 		r.Hazards = []Hazard{}
 	}
+	r.Findings = GroupFindings(r.Hazards)
 	return r, nil
 }
 
-// auditKinds classifies each kind ks applies, once, and returns the kinds
-// and the hazards of their objects.
-func (ix *index) auditKinds(ks tiers.ID, manifests []render.Manifest, opts Options) ([]KindUse, []Hazard) {
-	verdicts := map[GroupKind]verdict{}
+// buildFailed is the finding of one Kustomization whose build failed.
+func (ix *index) buildFailed(f render.BuildFailure) Hazard {
+	h := ix.nodeHazard(CodeBuildFailed, f.ID, f.Error(),
+		fmt.Sprintf("fix the build of %s; the rest of the repository is audited without it", f.ID))
+	if f.File != "" {
+		h.File = f.File
+	}
+	return h
+}
+
+// classifyAll classifies each kind each Kustomization applies, once.
+func (ix *index) classifyAll() map[tiers.ID]map[GroupKind]*verdict {
+	out := make(map[tiers.ID]map[GroupKind]*verdict, len(ix.order))
+	for _, ks := range ix.order {
+		vs := map[GroupKind]*verdict{}
+		for _, k := range ix.kinds[ks] {
+			if _, seen := vs[k.gk]; !seen {
+				v := ix.classify(ks, k.gk, k.stage)
+				vs[k.gk] = &v
+			}
+		}
+		out[ks] = vs
+	}
+	return out
+}
+
+// converge settles the verdicts that depend on the cold start as a whole:
+// a kind that only a retry can bring (its origin is not ordered first) is
+// a warning if its origin appears without the Kustomization that needs it,
+// and a deadlock (ORIGIN_CYCLE) if the origin waits for that Kustomization.
+func (ix *index) converge(verdicts map[tiers.ID]map[GroupKind]*verdict) {
+	c := newConvergence(ix.res)
+	for _, ks := range ix.order {
+		for i, m := range ix.res.Rendered[ks] {
+			if k := ix.kinds[ks][i]; k.gk.Kind == render.KindKustomization && isFlux(k.gk) {
+				child := tiers.ID{Kind: render.KindKustomization, Namespace: m.Object.GetNamespace(), Name: m.Object.GetName()}
+				c.place(child, ks, k.stage)
+			}
+		}
+		for gk, v := range verdicts[ks] {
+			if v.via == nil && !v.set.declared {
+				continue // built in, Flux's, before Flux, or unknown: never waited for
+			}
+			key := originKey{gk: gk, cluster: ix.cluster[ks]}
+			c.need(ks, v.stage, key)
+			for _, o := range v.set.candidates {
+				c.emit(o.at.ks, o.at.stage, key)
+			}
+		}
+	}
+	for _, ks := range ix.order {
+		for gk, v := range verdicts[ks] {
+			if v.rank == rankUnordered || v.rank == rankEarlierStep {
+				key := originKey{gk: gk, cluster: ix.cluster[ks]}
+				converges, through := c.eventually(ks, v.stage, key)
+				switch {
+				case converges:
+				case through && v.rank == rankUnordered:
+					v.code, v.severity = CodeOriginCycle, SeverityError
+					v.cycle = c.waitPath(v.via.at.ks, ks, v.stage)
+				default:
+					v.blocked = true
+				}
+			}
+			if v.severity == SeverityError && v.via != nil {
+				ix.allowOpaque(c, ks, v)
+				if v.via.assumed {
+					// Only valuesFrom can say whether the chart installs
+					// the CRD: audit cannot prove the deadlock.
+					v.severity = SeverityWarning
+				}
+			}
+		}
+	}
+}
+
+// allowOpaque downgrades a deadlock to a warning when a Kustomization the
+// checkout does not render, in the same cluster, can act without ks: what
+// it applies is unknown, and might be the CRD.
+func (ix *index) allowOpaque(c *convergence, ks tiers.ID, v *verdict) {
+	for _, u := range ix.opaque {
+		if ix.cluster[u] == ix.cluster[ks] && c.readyWithout(ks, v.stage, u) {
+			id := u
+			v.opaque, v.severity = &id, SeverityWarning
+			return
+		}
+	}
+}
+
+// auditKinds reports the kinds ks applies and the findings of their objects.
+func (ix *index) auditKinds(ks tiers.ID, manifests []render.Manifest, verdicts map[GroupKind]*verdict, opts Options) ([]KindUse, []Hazard) {
 	counts := map[GroupKind]int{}
 	var hazards []Hazard
-	for _, m := range manifests {
-		gk := groupKindOf(m.Object)
-		v, seen := verdicts[gk]
-		if !seen {
-			v = ix.classify(ks, gk)
-			verdicts[gk] = v
-		}
+	for i, m := range manifests {
+		gk := ix.kinds[ks][i].gk
+		v := verdicts[gk]
 		counts[gk]++
 		if v.code != "" {
-			hazards = append(hazards, kindHazard(v, gk, placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}, opts))
+			hazards = append(hazards, ix.kindHazard(*v, gk, placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}, opts))
 		}
 		if isFlux(gk) && m.Object.GetNamespace() == "" {
 			hazards = append(hazards, namespaceHazard(placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}))
@@ -120,9 +231,9 @@ func (ix *index) auditKinds(ks tiers.ID, manifests []render.Manifest, opts Optio
 	}
 	uses := make([]KindUse, 0, len(verdicts))
 	for gk, v := range verdicts {
-		use := KindUse{Kustomization: ks, Group: gk.Group, Kind: gk.Kind, Origin: v.origin, Objects: counts[gk]}
-		if v.provider != nil {
-			provider := v.provider.ks
+		use := KindUse{Kustomization: ks, Group: gk.Group, Kind: gk.Kind, Origin: v.origin, Objects: counts[gk], Evidence: v.evidence}
+		if v.via != nil {
+			provider := v.via.at.ks
 			use.Provider = &provider
 		}
 		uses = append(uses, use)

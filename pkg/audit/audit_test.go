@@ -60,7 +60,7 @@ func TestAudit(t *testing.T) {
 				obj("v1", "ConfigMap", "default/c", "data", map[string]any{"k": "${V}"}))},
 		},
 		want: []string{
-			"MISSING_EDGE error app Gadget/g provider=crds",
+			"MISSING_EDGE warning app Gadget/g provider=crds",
 			"LITERAL_SUBSTITUTION_TOKEN warning app ClusterRole/r",
 			"LITERAL_SUBSTITUTION_TOKEN warning app ConfigMap/default/c",
 		},
@@ -94,17 +94,17 @@ func TestAudit(t *testing.T) {
 			{name: "crds", objects: objects(widgetCRD())},
 			{name: "app", objects: objects(widget())},
 		},
-		want:    []string{"MISSING_EDGE error app Widget/default/w provider=crds"},
+		want:    []string{"MISSING_EDGE warning app Widget/default/w provider=crds"},
 		origins: map[string]Origin{"app Widget": OriginUnordered},
 	}, {
-		name: "unknown kind",
+		name: "unknown kind is a notice",
 		kss:  []ks{{name: "app", objects: objects(widget(), cmap(nil))}},
-		want: []string{"UNKNOWN_KIND error app Widget/default/w"},
+		want: []string{"UNKNOWN_KIND notice app Widget/default/w"},
 	}, {
-		name: "unknown kind allowed",
+		name: "unknown kind is an error with --strict",
 		kss:  []ks{{name: "app", objects: objects(widget())}},
-		opts: Options{AllowUnknownKinds: true},
-		want: []string{"UNKNOWN_KIND warning app Widget/default/w"},
+		opts: Options{Strict: true},
+		want: []string{"UNKNOWN_KIND error app Widget/default/w"},
 	}, {
 		name: "runtime kinds in the same pass as their trigger (the seed's deadlock)",
 		kss:  []ks{operators, {name: "config", deps: []string{"operators"}, wait: true, objects: objects(cdiCR(), profile("longhorn"), profile("longhorn-vm"))}},
@@ -144,7 +144,7 @@ func TestAudit(t *testing.T) {
 		name: "runtime kind whose trigger is applied by a Kustomization that is not an ancestor",
 		kss:  []ks{operators, config, {name: "vms", deps: []string{"operators"}, objects: objects(volume())}},
 		cfg:  cdiConfig,
-		want: []string{"MISSING_EDGE error vms DataVolume/vms/disk provider=config trigger=CDI"},
+		want: []string{"MISSING_EDGE warning vms DataVolume/vms/disk provider=config trigger=CDI"},
 	}, {
 		name: "runtime kind whose trigger nothing applies",
 		kss:  []ks{{name: "vms", objects: objects(volume())}},
@@ -201,7 +201,7 @@ func TestAudit(t *testing.T) {
 			{name: "crds", wait: true, objects: objects(widgetCRD())},
 			{name: "app", deps: []string{"crds"}, kubeConfig: "spoke", objects: objects(widget())},
 		},
-		want: []string{"UNKNOWN_KIND error app Widget/default/w"},
+		want: []string{"UNKNOWN_KIND notice app Widget/default/w"},
 	}, {
 		name: "kind applied by an unrendered ancestor declared in kustomizationCRDs",
 		kss: []ks{
@@ -217,7 +217,7 @@ func TestAudit(t *testing.T) {
 			{name: "policies", objects: objects(policy())},
 		},
 		cfg:  kyvernoConfig,
-		want: []string{"MISSING_EDGE error policies ClusterPolicy/require-labels provider=kyverno"},
+		want: []string{"MISSING_EDGE warning policies ClusterPolicy/require-labels provider=kyverno"},
 	}, {
 		// flux2-multi-tenancy: kyverno (wait: true) applies the Kustomization
 		// kyverno-controller, which applies kyverno's CRDs from kyverno's own
@@ -238,7 +238,7 @@ func TestAudit(t *testing.T) {
 			{name: "crds", appliedBy: "infra", objects: objects(widgetCRD())},
 			{name: "app", deps: []string{"infra"}, objects: objects(widget())},
 		},
-		want: []string{"MISSING_EDGE error app Widget/default/w provider=crds"},
+		want: []string{"MISSING_EDGE warning app Widget/default/w provider=crds"},
 	}, {
 		name: "CRD in a Kustomization applied by an ancestor with wait: true",
 		kss: []ks{
@@ -289,7 +289,7 @@ func TestAudit(t *testing.T) {
 		want: []string{
 			"CYCLE error a Kustomization/flux-system/a",
 			"DANGLING_DEPENDENCY error b Kustomization/flux-system/b",
-			"MISSING_EDGE error c Widget/default/w provider=a",
+			"MISSING_EDGE warning c Widget/default/w provider=a",
 		},
 		origins: map[string]Origin{"b Widget": OriginAncestor},
 	}, {
@@ -300,9 +300,9 @@ func TestAudit(t *testing.T) {
 			{name: "c", objects: objects(obj("example.com/v1", "Gadget", "g"))},
 		},
 		want: []string{
-			"UNKNOWN_KIND error b Widget/default/w",
-			"UNKNOWN_KIND error c Gadget/g",
 			"LITERAL_SUBSTITUTION_TOKEN warning a ConfigMap/default/cm",
+			"UNKNOWN_KIND notice b Widget/default/w",
+			"UNKNOWN_KIND notice c Gadget/g",
 		},
 	}}
 	for _, tt := range tests {
@@ -330,8 +330,13 @@ func TestAudit(t *testing.T) {
 					t.Errorf("origin of %s = %q, want %q", key, origins[key], want)
 				}
 			}
-			if r.Errors()+r.Warnings() != len(r.Hazards) {
-				t.Errorf("errors %d + warnings %d != %d hazards", r.Errors(), r.Warnings(), len(r.Hazards))
+			places := 0
+			for _, f := range r.Findings {
+				places += len(f.Places)
+			}
+			if r.Errors()+r.Warnings()+r.Notices() != len(r.Findings) || places != len(r.Hazards) {
+				t.Errorf("%d errors + %d warnings + %d notices != %d findings of %d places, for %d hazards",
+					r.Errors(), r.Warnings(), r.Notices(), len(r.Findings), places, len(r.Hazards))
 			}
 		})
 	}
@@ -400,14 +405,14 @@ func TestMessages(t *testing.T) {
 }
 
 func TestRules(t *testing.T) {
-	codes := []Code{CodeSecondOrderSamePass, CodeMissingEdge, CodeUnguardedProvider, CodeUnknownKind,
-		CodeLiteralSubstitutionToken, CodeNamespaceNotSpecified, CodeCycle, CodeDanglingDependency}
+	codes := []Code{CodeSecondOrderSamePass, CodeOriginCycle, CodeMissingEdge, CodeUnguardedProvider, CodeUnknownKind,
+		CodeLiteralSubstitutionToken, CodeNamespaceNotSpecified, CodeCycle, CodeDanglingDependency, CodeBuildFailed}
 	rules := Rules()
 	if len(rules) != len(codes) {
 		t.Fatalf("%d rules, want %d", len(rules), len(codes))
 	}
 	for i, r := range rules {
-		if r.Code != codes[i] || r.Name == "" || r.Summary == "" || (r.Severity != SeverityError && r.Severity != SeverityWarning) {
+		if r.Code != codes[i] || r.Name == "" || r.Summary == "" || severityRank(r.Severity) > severityRank(SeverityNotice) {
 			t.Errorf("rule %d: %+v", i, r)
 		}
 		if got := codeRank(r.Code); got != i {
@@ -431,9 +436,10 @@ func TestUnknownKindNamesTheLikelyChart(t *testing.T) {
 	}, {
 		name: "a release whose chart is named after the group",
 		kss: []ks{
+			// A chart the catalog does not know: a guess, not a fact.
 			{name: "controllers", wait: true, objects: objects(obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "security/policy",
-				"spec", map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "kyverno"}}}))},
-			{name: "policies", deps: []string{"controllers"}, objects: objects(obj("kyverno.io/v1", "ClusterPolicy", "require-labels"))},
+				"spec", map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "gatekeeper"}}}))},
+			{name: "policies", deps: []string{"controllers"}, objects: objects(obj("gatekeeper.sh/v1", "Config", "config"))},
 		},
 		wantFix: "if the chart of HelmRelease security/policy (applied by Kustomization/flux-system/controllers) installs it",
 	}, {
@@ -449,9 +455,16 @@ func TestUnknownKindNamesTheLikelyChart(t *testing.T) {
 			objects: objects(obj("gateway.networking.k8s.io/v1", "HTTPRoute", "default/web"))}},
 		wantFix: "if gateway/kustomization.yaml: remote resource https://example.com/gateway-api/standard-install.yaml holds its CRD (Kustomization/flux-system/gateway's build left it out offline), declare it in standup.yaml kustomizationCRDs",
 	}, {
+		// A generator's remote file cannot hold a CRD (toboshii/home-ops's
+		// dashboards): no hint.
+		name: "a remote file of a generator is no origin",
+		kss: []ks{{name: "configs", remote: []string{"configs/kustomization.yaml: remote file https://raw.githubusercontent.com/fluxcd/flux2/v0.31.4/manifests/monitoring/monitoring-config/dashboards/cluster.json (configMapGenerator dashboards)"},
+			objects: objects(issuer())}},
+		wantFix: "declare where ClusterIssuer.cert-manager.io's CRD comes from in standup.yaml",
+	}, {
 		name:    "no release to suggest",
 		kss:     []ks{{name: "configs", objects: objects(issuer())}},
-		wantFix: "apply its CRD in an ancestor of Kustomization/flux-system/configs, or declare it in standup.yaml (runtimeCRDs, chartCRDs or kustomizationCRDs)",
+		wantFix: "declare where ClusterIssuer.cert-manager.io's CRD comes from in standup.yaml (bootstrapCRDs, chartCRDs, runtimeCRDs or kustomizationCRDs)",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

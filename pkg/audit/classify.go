@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubestandup/standup/pkg/catalog"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -14,30 +15,38 @@ import (
 // Kustomization that applies an object of that kind.
 type Origin string
 
-// The origins, in the order Audit tries them.
+// The origins.
 const (
 	// OriginBuiltin is a kind every Kubernetes API server serves.
 	OriginBuiltin Origin = "builtin"
 	// OriginFlux is one of Flux's own kinds (*.toolkit.fluxcd.io), installed
 	// with Flux.
 	OriginFlux Origin = "flux"
+	// OriginBootstrap is a kind installed before Flux starts: the
+	// repository's bootstrap says so (a helmfile, CRD files, a remote
+	// manifest), or standup.yaml's bootstrapCRDs.
+	OriginBootstrap Origin = "bootstrap"
+	// OriginPlatform is a kind the Kubernetes distribution serves before
+	// Flux starts (the catalog's platforms: Talos).
+	OriginPlatform Origin = "platform"
 	// OriginSamePass is a CRD in the same Kustomization's output. Fine:
 	// kustomize-controller applies CRDs, and waits for them, before the rest.
 	OriginSamePass Origin = "crd-same-kustomization"
-	// OriginAncestor is a CRD in the output of an ancestor through dependsOn.
+	// OriginAncestor is a CRD in the output of a Kustomization Ready first.
 	OriginAncestor Origin = "crd-ancestor"
-	// OriginRuntime is a kind declared in standup.yaml runtimeCRDs, whose CRD
-	// an operator creates once it has reconciled a trigger object.
+	// OriginRuntime is a kind whose CRD an operator creates once it has
+	// reconciled a trigger object (standup.yaml runtimeCRDs, or the
+	// catalog).
 	OriginRuntime Origin = "runtime"
-	// OriginChart is a kind declared in standup.yaml chartCRDs, whose CRD a
-	// HelmRelease's chart installs.
+	// OriginChart is a kind whose CRD a HelmRelease's chart installs
+	// (standup.yaml chartCRDs, or the catalog).
 	OriginChart Origin = "chart"
 	// OriginKustomization is a kind declared in standup.yaml
 	// kustomizationCRDs: a Kustomization the checkout does not render applies
 	// its CRD. Fine from that Kustomization or an ancestor, as a CRD is.
 	OriginKustomization Origin = "kustomization"
-	// OriginUnordered is a CRD in the output of a Kustomization that is not an
-	// ancestor (a MISSING_EDGE).
+	// OriginUnordered is a CRD in the output of a Kustomization that is not
+	// Ready first (a MISSING_EDGE).
 	OriginUnordered Origin = "crd-not-ancestor"
 	// OriginUnknown is nothing found (an UNKNOWN_KIND).
 	OriginUnknown Origin = "unknown"
@@ -55,6 +64,9 @@ type KindUse struct {
 	// Provider is the Kustomization that applies the CRD, the trigger or the
 	// HelmRelease, when there is one.
 	Provider *tiers.ID `json:"provider,omitempty"`
+	// Evidence says who says so, when it is not the rendered objects
+	// themselves: "standup.yaml", "catalog: cert-manager", a bootstrap file.
+	Evidence string `json:"evidence,omitempty"`
 	// Objects counts the objects of the kind the Kustomization applies.
 	Objects int `json:"objects"`
 }
@@ -62,96 +74,185 @@ type KindUse struct {
 // verdict is the classification of one kind in one Kustomization.
 type verdict struct {
 	origin Origin
-	// provider is the CRD, trigger object or HelmRelease the kind needs, and
-	// the Kustomization applying it.
-	provider *placed
-	// trigger is the kind of what makes the CRD appear (second-order kinds).
-	trigger *GroupKind
-	// release is the HelmRelease whose chart installs the CRD (chart kinds).
-	release *NamespacedName
-	// absent is the Kustomization kustomizationCRDs names for the kind when
-	// none it names is in the graph.
-	absent *tiers.ID
+	// via is the origin chosen among the candidates.
+	via *origin
+	// evidence is KindUse.Evidence.
+	evidence string
+	// stage is the apply stage of the kind's objects.
+	stage int
+	// rank orders verdicts: see rankOf.
+	rank int
+	// set is every candidate origin (for messages and hints).
+	set originSet
 	// guarded is set when the provider's Kustomization already waits for
 	// it (wait: true or a health check), so a fix need not ask for that.
 	guarded bool
-	// elsewhere is set when what the kind needs exists, but lands in
-	// another cluster than the Kustomization's (spec.kubeConfig).
-	elsewhere bool
+	// cycle is the chain by which the provider waits for the consumer.
+	cycle []tiers.ID
+	// opaque is a Kustomization the checkout does not render that could
+	// act without the consumer: if it applies the CRD, what would be a
+	// deadlock converges on a retry, so the finding is only a warning.
+	opaque *tiers.ID
+	// blocked is set when the origin never appears on a cold start for a
+	// reason of its own (another finding), not the consumer's.
+	blocked bool
 	// likely is a HelmRelease whose chart probably installs an unknown
 	// kind's CRD: its name or chart names a label of the kind's group.
 	likely *placed
+	// known are the catalog entries that would provide an unknown kind.
+	known []*catalog.Entry
 	// unrendered is an ancestor Kustomization the checkout does not render,
 	// which may apply an unknown kind's CRD.
 	unrendered *tiers.ID
 	// remote is the Kustomization (ks or one Ready before it) whose build
-	// left out something remote, which may hold an unknown kind's CRD.
+	// left out a remote resource, which may hold an unknown kind's CRD.
 	remote *remoteLeftOut
-	// code is the hazard every object of the kind has, if any.
-	code Code
+	// code and severity are the finding every object of the kind has, if any.
+	code     Code
+	severity Severity
 }
 
-// classify finds the origin of gk as applied by ks.
-func (ix *index) classify(ks tiers.ID, gk GroupKind) verdict {
+// The ranks of a candidate origin, best first.
+const (
+	rankGuaranteed  = iota // exists before the stage is dry-run, first time
+	rankUnguarded          // ordered, but the provider does not wait for it
+	rankEarlierStep        // same Kustomization, an earlier stage
+	rankUnordered          // nothing orders the provider first
+	rankDeadlock           // same Kustomization, same or later stage
+)
+
+// classify finds the origin of gk as applied by ks in stage, from every
+// candidate: the best one decides. The severity of a second choice waits
+// for the convergence check (Audit).
+func (ix *index) classify(ks tiers.ID, gk GroupKind, stage int) verdict {
 	switch {
 	case isBuiltin(gk):
 		return verdict{origin: OriginBuiltin}
 	case isFlux(gk):
 		return verdict{origin: OriginFlux}
 	}
-	// A CRD, trigger or chart serves only the cluster it lands in: in a
-	// hub-and-spoke repository each spoke is audited against its own.
 	cluster := ix.cluster[ks]
-	crds := sameCluster(ix.crds[gk], cluster)
-	if p := first(crds, func(p placed) bool { return p.ks == ks }); p != nil {
-		return verdict{origin: OriginSamePass, provider: p}
-	}
-	if p := first(crds, func(p placed) bool { return ix.graph.readyBefore(ks, p.ks) }); p != nil {
-		return verdict{origin: OriginAncestor, provider: p}
-	}
-	if trigger, ok := ix.runtime[gk]; ok {
-		all := ix.triggers[trigger]
-		v := ix.secondOrder(ks, OriginRuntime, trigger, sameCluster(all, cluster))
-		v.elsewhere = v.provider == nil && len(all) > 0
-		return v
-	}
-	if hrs, ok := ix.charts[gk]; ok {
-		hr := hrs[0]
-		var releases []placed
-		anywhere := false
-		for _, r := range hrs {
-			anywhere = anywhere || len(ix.releases[r]) > 0
-			if here := sameCluster(ix.releases[r], cluster); len(here) > 0 {
-				if releases == nil {
-					hr = r
-				}
-				releases = append(releases, here...)
-			}
+	set := ix.origins(gk, cluster)
+	if use, ok := ix.boot.lookup(gk, cluster); ok && (!set.declared || ix.boot.declaredKinds[gk] || ix.boot.declaredGroups[gk.Group]) {
+		v := verdict{origin: OriginBootstrap, evidence: use.evidence(), stage: stage, set: set}
+		if use.File == "" {
+			v.origin = OriginPlatform
 		}
-		v := ix.secondOrder(ks, OriginChart, GroupKind{Group: hrGroup, Kind: hrKind}, releases)
-		v.release = &hr
-		v.elsewhere = v.provider == nil && anywhere
 		return v
 	}
-	if kss, ok := ix.external[gk]; ok {
-		return ix.fromKustomization(ks, kss, cluster)
+	v := verdict{stage: stage, set: set, rank: rankDeadlock + 1}
+	for i := range set.candidates {
+		o := &set.candidates[i]
+		if r := ix.rankOf(ks, stage, o); r < v.rank {
+			v.rank, v.via = r, o
+		}
 	}
-	if len(crds) > 0 {
-		return verdict{origin: OriginUnordered, provider: &crds[0], code: CodeMissingEdge}
+	if v.via == nil {
+		return ix.withoutOrigin(ks, gk, v)
 	}
-	return verdict{origin: OriginUnknown, code: CodeUnknownKind, elsewhere: len(ix.crds[gk]) > 0,
-		likely: ix.likelyRelease(gk, cluster), unrendered: ix.unrenderedAncestor(ks), remote: ix.remoteBuild(ks)}
+	v.evidence = v.via.evidence()
+	v.origin = originOf(*v.via, v.rank, ks)
+	v.guarded = v.via.secondOrder() && ix.guards(&v.via.at)
+	switch v.rank {
+	case rankUnguarded:
+		v.code, v.severity = CodeUnguardedProvider, SeverityWarning
+	case rankEarlierStep:
+		v.code, v.severity = CodeSecondOrderSamePass, SeverityWarning
+	case rankUnordered:
+		v.code, v.severity = CodeMissingEdge, SeverityWarning
+	case rankDeadlock:
+		v.code, v.severity = CodeSecondOrderSamePass, SeverityError
+	}
+	return v
+}
+
+// rankOf ranks one candidate origin of a kind ks applies in stage.
+func (ix *index) rankOf(ks tiers.ID, stage int, o *origin) int {
+	same := o.at.ks == ks
+	before := !same && ix.graph.readyBefore(ks, o.at.ks)
+	switch {
+	case !o.secondOrder() && (same || before):
+		// CRDs are applied, and waited for, in the first stage.
+		return rankGuaranteed
+	case !o.secondOrder():
+		return rankUnordered
+	case same && o.at.stage < stage:
+		return rankEarlierStep
+	case same:
+		return rankDeadlock
+	case before && ix.guards(&o.at):
+		return rankGuaranteed
+	case before:
+		return rankUnguarded
+	}
+	return rankUnordered
+}
+
+// originOf is the Origin a chosen candidate gives the kind.
+func originOf(o origin, rank int, ks tiers.ID) Origin {
+	switch o.src {
+	case srcChart:
+		return OriginChart
+	case srcRuntime:
+		return OriginRuntime
+	case srcKustomization:
+		return OriginKustomization
+	}
+	switch {
+	case o.at.ks == ks:
+		return OriginSamePass
+	case rank == rankGuaranteed:
+		return OriginAncestor
+	}
+	return OriginUnordered
+}
+
+// withoutOrigin classifies a kind with no candidate origin in its cluster:
+// a declared origin that is absent is an error (it never appears); else
+// the kind is unknown, with what hints there are.
+func (ix *index) withoutOrigin(ks tiers.ID, gk GroupKind, v verdict) verdict {
+	set := v.set
+	if set.declared {
+		v.code, v.severity = CodeMissingEdge, SeverityError
+		switch {
+		case set.absent != nil || len(ix.external[gk]) > 0:
+			v.origin = OriginKustomization
+		case set.release != nil:
+			v.origin = OriginChart
+		default:
+			v.origin = OriginRuntime
+		}
+		return v
+	}
+	v.origin, v.code, v.severity = OriginUnknown, CodeUnknownKind, SeverityNotice
+	cluster := ix.cluster[ks]
+	v.likely = ix.likelyRelease(gk, cluster)
+	v.unrendered = ix.unrenderedAncestor(ks)
+	v.remote = ix.remoteBuild(ks)
+	v.known = ix.cat.Providers(catalog.GroupKind(gk))
+	return v
 }
 
 // remoteBuild finds ks, or a Kustomization Ready before it, whose build left
-// out something remote offline: the CRD may be in it.
+// out a remote resource offline that the catalog does not know: the CRD may
+// be in it. Remote files of generators and patches cannot hold one.
 func (ix *index) remoteBuild(ks tiers.ID) *remoteLeftOut {
-	if what := ix.res.Remote[ks]; len(what) > 0 {
-		return &remoteLeftOut{ks: ks, what: what[0]}
+	check := func(id tiers.ID) *remoteLeftOut {
+		for _, what := range ix.res.Remote[id] {
+			if file, url, ok := remoteResource(what); ok && ix.cat.Manifest(url) == nil {
+				return &remoteLeftOut{ks: id, what: file + ": remote resource " + url}
+			}
+		}
+		return nil
+	}
+	if r := check(ks); r != nil {
+		return r
 	}
 	for _, id := range ix.order {
-		if what := ix.res.Remote[id]; len(what) > 0 && ix.graph.readyBefore(ks, id) {
-			return &remoteLeftOut{ks: id, what: what[0]}
+		if ix.graph.readyBefore(ks, id) {
+			if r := check(id); r != nil {
+				return r
+			}
 		}
 	}
 	return nil
@@ -164,38 +265,6 @@ type remoteLeftOut struct {
 	what string
 }
 
-// fromKustomization classifies a kind declared applied by one of kss,
-// Kustomizations the checkout does not render: like a CRD, it is fine from
-// ks itself or an ancestor, and a missing edge from anywhere else.
-func (ix *index) fromKustomization(ks tiers.ID, kss []tiers.ID, cluster string) verdict {
-	v := verdict{origin: OriginKustomization}
-	var other *placed
-	defined := false
-	for _, id := range kss {
-		if _, ok := ix.objs[id]; !ok {
-			continue
-		}
-		defined = true
-		if ix.cluster[id] != cluster {
-			continue
-		}
-		p := &placed{ks: id, file: ix.objs[id].File, cluster: cluster}
-		if id == ks || ix.graph.readyBefore(ks, id) {
-			v.provider = p
-			return v
-		}
-		if other == nil {
-			other = p
-		}
-	}
-	v.provider, v.code = other, CodeMissingEdge
-	v.elsewhere = other == nil && defined
-	if !defined {
-		v.absent = &kss[0]
-	}
-	return v
-}
-
 // unrenderedAncestor finds an ancestor of ks that the checkout does not
 // render (it builds from another source): what it applies is unknown.
 func (ix *index) unrenderedAncestor(ks tiers.ID) *tiers.ID {
@@ -206,38 +275,6 @@ func (ix *index) unrenderedAncestor(ks tiers.ID) *tiers.ID {
 		}
 	}
 	return nil
-}
-
-// secondOrder classifies a kind whose CRD appears only once one of sources
-// (trigger objects, or a HelmRelease) has been reconciled: same pass is a
-// deadlock; an ancestor is fine when its readiness covers the source; anything
-// else is a missing edge.
-func (ix *index) secondOrder(ks tiers.ID, origin Origin, trigger GroupKind, sources []placed) verdict {
-	v := verdict{origin: origin, trigger: &trigger}
-	if p := first(sources, func(p placed) bool { return p.ks == ks }); p != nil {
-		v.provider, v.code, v.guarded = p, CodeSecondOrderSamePass, ix.guards(p)
-		return v
-	}
-	for i := range sources {
-		p := &sources[i]
-		if !ix.graph.readyBefore(ks, p.ks) {
-			continue
-		}
-		if ix.guards(p) {
-			v.provider, v.code = p, ""
-			return v
-		}
-		if v.provider == nil {
-			v.provider, v.code = p, CodeUnguardedProvider
-		}
-	}
-	if v.provider == nil {
-		v.code = CodeMissingEdge
-		if len(sources) > 0 {
-			v.provider = &sources[0]
-		}
-	}
-	return v
 }
 
 // guards reports whether the Kustomization applying p turns Ready only once
@@ -268,16 +305,6 @@ func (ix *index) guards(p *placed) bool {
 	return false
 }
 
-// first returns a pointer to the first element of ps that ok accepts, or nil.
-func first(ps []placed, ok func(placed) bool) *placed {
-	for i := range ps {
-		if ok(ps[i]) {
-			return &ps[i]
-		}
-	}
-	return nil
-}
-
 // likelyRelease finds a HelmRelease landing in cluster whose release or
 // chart name is a label of gk's group (cert-manager for cert-manager.io,
 // kyverno for kyverno.io): the usual way a chart names the API it installs.
@@ -285,7 +312,11 @@ func (ix *index) likelyRelease(gk GroupKind, cluster string) *placed {
 	labels := strings.Split(gk.Group, ".")
 	for _, nn := range slices.SortedFunc(maps.Keys(ix.releases), compareNamespacedNames) {
 		for _, p := range sameCluster(ix.releases[nn], cluster) {
-			if slices.Contains(labels, p.obj.Name) || (p.chart != "" && slices.Contains(labels, p.chart)) {
+			chart := ""
+			if p.release != nil && p.release.chart != "" {
+				chart = catalog.ChartName(p.release.chart)
+			}
+			if slices.Contains(labels, p.obj.Name) || (chart != "" && slices.Contains(labels, chart)) {
 				return &p
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -78,6 +79,16 @@ type KustomizationCRD struct {
 	Kinds []GroupKind `json:"kinds" yaml:"kinds"`
 }
 
+// BootstrapCRDs declares kinds installed before Flux starts (by talosctl,
+// a helmfile, kubectl apply in a bootstrap script) that audit does not find
+// in the repository's own bootstrap files.
+type BootstrapCRDs struct {
+	// Groups are API groups whose every kind is installed before Flux.
+	Groups []string `json:"groups,omitempty" yaml:"groups"`
+	// Kinds are single kinds installed before Flux.
+	Kinds []GroupKind `json:"kinds,omitempty" yaml:"kinds"`
+}
+
 // Config is standup.yaml: what standup needs to know about a repository that
 // its manifests cannot tell. The zero Config declares nothing.
 type Config struct {
@@ -92,6 +103,13 @@ type Config struct {
 	// KustomizationCRDs declares the kinds whose CRD a Kustomization the
 	// checkout does not render applies.
 	KustomizationCRDs []KustomizationCRD `json:"kustomizationCRDs,omitempty" yaml:"kustomizationCRDs"`
+	// BootstrapCRDs declares the kinds installed before Flux starts.
+	BootstrapCRDs *BootstrapCRDs `json:"bootstrapCRDs,omitempty" yaml:"bootstrapCRDs"`
+	// CustomApplyStageKinds are the kinds of kustomize-controller's
+	// --custom-apply-stage-kinds flag (v1.8 and later), which audit cannot
+	// see offline: each Kustomization applies them in a stage of their own,
+	// after the *Class kinds and before the rest.
+	CustomApplyStageKinds []GroupKind `json:"customApplyStageKinds,omitempty" yaml:"customApplyStageKinds"`
 }
 
 // ParseConfig decodes and validates the bytes of standup.yaml. It rejects
@@ -187,6 +205,26 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
+	if b := c.BootstrapCRDs; b != nil {
+		if len(b.Groups) == 0 && len(b.Kinds) == 0 {
+			return errors.New("bootstrapCRDs declares neither groups nor kinds")
+		}
+		for j, g := range b.Groups {
+			if g == "" {
+				return fmt.Errorf("bootstrapCRDs.groups[%d] is empty", j)
+			}
+		}
+		if len(b.Kinds) > 0 {
+			if err := declare("bootstrapCRDs", "", b.Kinds); err != nil {
+				return err
+			}
+		}
+	}
+	for j, gk := range c.CustomApplyStageKinds {
+		if gk.Kind == "" {
+			return fmt.Errorf("customApplyStageKinds[%d].kind is empty", j)
+		}
+	}
 	for i, k := range c.KustomizationCRDs {
 		field := fmt.Sprintf("kustomizationCRDs[%d]", i)
 		if k.Kustomization.Namespace == "" || k.Kustomization.Name == "" {
@@ -194,6 +232,18 @@ func (c *Config) validate() error {
 		}
 		if err := declare(field, "Kustomization/"+k.Kustomization.String(), k.Kinds); err != nil {
 			return err
+		}
+	}
+	if b := c.BootstrapCRDs; b != nil {
+		var conflicts []string
+		for gk, d := range seen {
+			if slices.Contains(b.Groups, gk.Group) && d.field != "bootstrapCRDs" {
+				conflicts = append(conflicts, fmt.Sprintf("%s: %s is already declared installed before Flux by bootstrapCRDs.groups", d.field, gk))
+			}
+		}
+		if len(conflicts) > 0 {
+			slices.Sort(conflicts) // one message, the same every time
+			return errors.New(conflicts[0])
 		}
 	}
 	return nil

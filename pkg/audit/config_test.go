@@ -103,6 +103,27 @@ chartCRDs:
 		yaml: "kustomizationCRDs:\n  - kustomization: {namespace: flux-system, name: kyverno}\n    kinds: [{group: kyverno.io, kind: ClusterPolicy}]\n",
 		want: &Config{KustomizationCRDs: []KustomizationCRD{{Kustomization: NamespacedName{Namespace: "flux-system", Name: "kyverno"}, Kinds: []GroupKind{{Group: "kyverno.io", Kind: "ClusterPolicy"}}}}},
 	}, {
+		name: "bootstrapCRDs and customApplyStageKinds",
+		yaml: "bootstrapCRDs:\n  groups: [talos.dev]\n  kinds: [{group: a, kind: C}]\ncustomApplyStageKinds: [{group: helm.toolkit.fluxcd.io, kind: HelmRelease}]\n",
+		want: &Config{BootstrapCRDs: &BootstrapCRDs{Groups: []string{"talos.dev"}, Kinds: []GroupKind{{Group: "a", Kind: "C"}}},
+			CustomApplyStageKinds: []GroupKind{{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"}}},
+	}, {
+		name:    "empty bootstrapCRDs",
+		yaml:    "bootstrapCRDs: {}\n",
+		wantErr: "standup.yaml: bootstrapCRDs declares neither groups nor kinds",
+	}, {
+		name:    "kind installed before Flux and by a chart",
+		yaml:    "bootstrapCRDs:\n  kinds: [{group: a, kind: C}]\nchartCRDs:\n  - helmRelease: {namespace: n, name: x}\n    kinds: [{group: a, kind: C}]\n",
+		wantErr: "standup.yaml: bootstrapCRDs.kinds[0]: C.a is already declared by chartCRDs[0]",
+	}, {
+		name:    "group installed before Flux and a kind of it at runtime",
+		yaml:    "bootstrapCRDs:\n  groups: [a]\nruntimeCRDs:\n  - trigger: {group: b, kind: B}\n    kinds: [{group: a, kind: C}]\n",
+		wantErr: "standup.yaml: runtimeCRDs[0]: C.a is already declared installed before Flux by bootstrapCRDs.groups",
+	}, {
+		name:    "custom stage kind without a kind",
+		yaml:    "customApplyStageKinds: [{group: a}]\n",
+		wantErr: "standup.yaml: customApplyStageKinds[0].kind is empty",
+	}, {
 		name:    "not a mapping",
 		yaml:    "- a\n",
 		wantErr: "standup.yaml: line 1: cannot unmarshal",

@@ -17,6 +17,10 @@ const (
 	// object has been reconciled (a runtime kind's trigger, a chart's
 	// HelmRelease) is applied in the same Kustomization as that object.
 	CodeSecondOrderSamePass Code = "SECOND_ORDER_SAME_PASS"
+	// CodeOriginCycle reports that a kind's CRD comes from a Kustomization
+	// that cannot act before the one applying the kind is Ready: a cycle
+	// through origins, a deadlock.
+	CodeOriginCycle Code = "ORIGIN_CYCLE"
 	// CodeMissingEdge reports that a kind's CRD, trigger or HelmRelease comes from a
 	// Kustomization that is not an ancestor through dependsOn, or from none.
 	CodeMissingEdge Code = "MISSING_EDGE"
@@ -37,6 +41,10 @@ const (
 	CodeCycle Code = "CYCLE"
 	// CodeDanglingDependency reports that a Kustomization depends on one that does not exist.
 	CodeDanglingDependency Code = "DANGLING_DEPENDENCY"
+	// CodeBuildFailed reports a Kustomization whose build failed offline
+	// (render.Result.Failed): kustomize-controller would fail it too. The
+	// rest of the repository is audited without it.
+	CodeBuildFailed Code = "BUILD_FAILED"
 )
 
 // Rule describes one hazard code, for documentation and code-scanning tools.
@@ -45,8 +53,10 @@ type Rule struct {
 	Code Code
 	// Name is the code in PascalCase, as SARIF rule names are written.
 	Name string
-	// Severity is the code's severity (UNKNOWN_KIND is a warning with
-	// Options.AllowUnknownKinds).
+	// Severity is the code's usual severity: SECOND_ORDER_SAME_PASS is a
+	// warning when the trigger is applied in an earlier stage, MISSING_EDGE an
+	// error when the origin never appears, UNKNOWN_KIND an error with
+	// Options.Strict.
 	Severity Severity
 	// Summary is a one-sentence description.
 	Summary string
@@ -58,13 +68,15 @@ type Rule struct {
 func Rules() []Rule {
 	return []Rule{
 		{CodeSecondOrderSamePass, "SecondOrderSamePass", SeverityError,
-			"A kind whose CRD appears only once another object is reconciled (a runtime kind's trigger, a chart's HelmRelease) is applied in the same Kustomization as that object: a cold cluster deadlocks."},
-		{CodeMissingEdge, "MissingEdge", SeverityError,
-			"A kind's CRD, trigger or HelmRelease comes from a Kustomization that is not an ancestor through dependsOn, or from none: a cold start races."},
+			"A kind whose CRD appears only once another object is reconciled (a runtime kind's trigger, a chart's HelmRelease) is applied in the same Kustomization as that object, in the same apply stage or an earlier one: a cold cluster deadlocks."},
+		{CodeOriginCycle, "OriginCycle", SeverityError,
+			"A kind's CRD comes from a Kustomization that cannot act before the one applying the kind is Ready: a cycle through origins, a deadlock."},
+		{CodeMissingEdge, "MissingEdge", SeverityWarning,
+			"A kind's CRD, trigger or HelmRelease comes from a Kustomization that nothing orders first: a cold start fails a pass and converges on a retry."},
 		{CodeUnguardedProvider, "UnguardedProvider", SeverityWarning,
-			"The ancestor that applies a runtime kind's trigger or a chart's HelmRelease has neither wait: true nor a health check on it, so dependsOn does not guarantee that the CRD exists."},
-		{CodeUnknownKind, "UnknownKind", SeverityError,
-			"No origin was found for a custom kind: it is not built in, no Kustomization applies its CRD, and standup.yaml does not declare it."},
+			"The ancestor that applies a runtime kind's trigger or a chart's HelmRelease has neither wait: true nor a health check on it, so dependsOn does not guarantee that the CRD exists: a cold start fails a pass and converges on a retry."},
+		{CodeUnknownKind, "UnknownKind", SeverityNotice,
+			"No origin was found for a custom kind: it is not built in, not installed before Flux, no Kustomization applies its CRD, the catalog knows no chart or operator of the repository that provides it, and standup.yaml does not declare it."},
 		{CodeLiteralSubstitutionToken, "LiteralSubstitutionToken", SeverityWarning,
 			"A ${VAR} is left in the output of a Kustomization that declares no postBuild, so it is applied literally."},
 		{CodeNamespaceNotSpecified, "NamespaceNotSpecified", SeverityError,
@@ -73,6 +85,8 @@ func Rules() []Rule {
 			"Kustomizations depend on each other in a circle: none of them ever becomes ready."},
 		{CodeDanglingDependency, "DanglingDependency", SeverityError,
 			"A Kustomization depends on one that does not exist: it never becomes ready."},
+		{CodeBuildFailed, "BuildFailed", SeverityError,
+			"A Kustomization's build fails: kustomize-controller fails it the same way, and it never becomes ready; the rest of the repository is audited without it."},
 	}
 }
 
@@ -80,11 +94,27 @@ func Rules() []Rule {
 type Severity string
 
 const (
-	// SeverityError fails the audit.
+	// SeverityError fails the audit: the cold start cannot converge without
+	// help.
 	SeverityError Severity = "error"
-	// SeverityWarning is reported but does not fail the audit.
+	// SeverityWarning does not fail the audit: the cold start converges,
+	// after a failed pass and a retry.
 	SeverityWarning Severity = "warning"
+	// SeverityNotice does not fail the audit: audit cannot tell (the origin
+	// of a kind is unknown).
+	SeverityNotice Severity = "notice"
 )
+
+// severityRank orders severities, the gravest first.
+func severityRank(s Severity) int {
+	switch s {
+	case SeverityError:
+		return 0
+	case SeverityWarning:
+		return 1
+	}
+	return 2
+}
 
 // Object names one rendered object.
 type Object struct {
@@ -127,6 +157,18 @@ type Hazard struct {
 	// Trigger is the kind whose objects make Object's CRD appear, for
 	// second-order kinds (a HelmRelease for a chart's kinds).
 	Trigger *GroupKind `json:"trigger,omitempty"`
+	// Retry is how long a warning's cold start waits before the retry that
+	// converges: Kustomization's spec.retryInterval, else spec.interval, as
+	// written ("5m").
+	Retry string `json:"retry,omitempty"`
+	// Evidence says who says where the kind comes from when the rendered
+	// objects do not: "standup.yaml", "catalog: cert-manager".
+	Evidence string `json:"evidence,omitempty"`
+	// retryFrom names the field Retry comes from (retryInterval, interval).
+	retryFrom string
+	// groupMessage and groupFix speak for every place of the finding when
+	// the places' own texts differ (they name their objects).
+	groupMessage, groupFix string
 }
 
 // codeRank orders codes within one Kustomization: the deadlock first.
@@ -145,14 +187,12 @@ var codeRanks = sync.OnceValue(func() map[Code]int {
 	return ranks
 })
 
-// compareHazards orders hazards: errors first, then by Kustomization, code,
-// object and file, so that the same repository always prints the same report.
+// compareHazards orders hazards: errors first, then warnings, notices, then
+// by Kustomization, code, object and file, so that the same repository
+// always prints the same report.
 func compareHazards(a, b Hazard) int {
 	if a.Severity != b.Severity {
-		if a.Severity == SeverityError {
-			return -1
-		}
-		return 1
+		return cmp.Compare(severityRank(a.Severity), severityRank(b.Severity))
 	}
 	if a.Kustomization != b.Kustomization {
 		if a.Kustomization.Less(b.Kustomization) {

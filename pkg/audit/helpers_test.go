@@ -179,3 +179,17 @@ func profile(name string) *unstructured.Unstructured {
 func cmap(data map[string]any) *unstructured.Unstructured {
 	return obj("v1", "ConfigMap", "default/cm", "data", data)
 }
+
+// helmRelease is a HelmRelease of chart (spec.chart.spec.chart) with values.
+func helmRelease(name, chart string, values map[string]any) *unstructured.Unstructured {
+	spec := map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": chart}}}
+	if values != nil {
+		spec["values"] = values
+	}
+	return obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", name, "spec", spec)
+}
+
+// certManager is cert-manager's HelmRelease with its CRDs switched on.
+func certManager() *unstructured.Unstructured {
+	return helmRelease("cert-manager/cert-manager", "cert-manager", map[string]any{"crds": map[string]any{"enabled": true}})
+}

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
@@ -9,40 +10,104 @@ import (
 
 const configFile = render.ConfigFile
 
-// kindHazard builds the hazard v.code for one object p of kind gk.
-func kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
-	h := Hazard{Code: v.code, Severity: SeverityError, Kustomization: p.ks, Object: p.obj, File: p.file, Trigger: v.trigger}
-	if v.provider != nil {
-		provider := v.provider.ks
+// kindHazard builds the finding v.code for one object p of kind gk.
+func (ix *index) kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
+	h := Hazard{Code: v.code, Severity: v.severity, Kustomization: p.ks, Object: p.obj, File: p.file, Evidence: v.evidence}
+	if o := v.via; o != nil {
+		provider := o.at.ks
 		h.Provider = &provider
+		if o.secondOrder() {
+			trigger := o.trigger
+			h.Trigger = &trigger
+		}
+	}
+	if v.via == nil && v.set.declared {
+		// The declared origin is absent: name what would make the CRD.
+		switch v.origin {
+		case OriginRuntime:
+			trigger := ix.runtime[gk]
+			h.Trigger = &trigger
+		case OriginChart:
+			h.Trigger = &GroupKind{Group: hrGroup, Kind: hrKind}
+		}
+	}
+	if v.severity == SeverityWarning && !v.blocked {
+		h.Retry, h.retryFrom = ix.retryOf(p.ks)
 	}
 	switch v.code {
 	case CodeSecondOrderSamePass:
-		h.Message, h.Fix = samePassText(v, gk, p)
+		h.Message, h.Fix = samePassText(v, gk, p, h)
+	case CodeOriginCycle:
+		h.Message, h.Fix = originCycleText(v, gk, p)
 	case CodeMissingEdge:
-		h.Message, h.Fix = missingEdgeText(v, gk, p)
+		h.Message, h.Fix = ix.missingEdgeText(v, gk, p, h)
 	case CodeUnguardedProvider:
-		h.Severity = SeverityWarning
-		h.Message, h.Fix = unguardedText(v, gk)
+		h.Message, h.Fix = unguardedText(v, gk, h)
 	case CodeUnknownKind:
-		if opts.AllowUnknownKinds {
-			h.Severity = SeverityWarning
+		if opts.Strict {
+			h.Severity = SeverityError
 		}
-		h.Message = fmt.Sprintf("no origin found for %s: it is not built in, no Kustomization in the repository applies its CRD, and %s does not declare it", gk, configFile)
-		if v.elsewhere {
-			h.Message = fmt.Sprintf("no origin found for %s in the cluster %s applies to: its CRD is applied only to another cluster (spec.kubeConfig), and %s does not declare it", gk, p.ks, configFile)
-		}
-		h.Fix = unknownKindFix(v, p)
+		h.Message = unknownKindText(v, gk)
+		h.Fix = unknownKindFix(v, gk)
 	}
+	h.groupMessage, h.groupFix = groupTexts(v, gk, h)
 	return h
+}
+
+// retryOf is how long ks waits before it retries a failed pass:
+// spec.retryInterval, else spec.interval (GetRetryInterval in
+// kustomize-controller's api/v1), as written.
+func (ix *index) retryOf(ks tiers.ID) (string, string) {
+	def, ok := ix.res.Definitions[ks]
+	if !ok {
+		return "", ""
+	}
+	for _, field := range []string{"retryInterval", "interval"} {
+		if s, ok := def.Object.Object["spec"].(map[string]any)[field].(string); ok && s != "" {
+			return s, field
+		}
+	}
+	return "", ""
+}
+
+// retryText words a warning's delay: "a retry after 5m (its retryInterval)".
+func retryText(h Hazard) string {
+	if h.Retry == "" {
+		return "a retry"
+	}
+	return fmt.Sprintf("a retry after %s (its %s)", h.Retry, h.retryFrom)
+}
+
+// unknownKindText says no origin was found for gk.
+func unknownKindText(v verdict, gk GroupKind) string {
+	switch {
+	case v.set.elsewhere:
+		return fmt.Sprintf("no origin found for %s in this cluster: what provides it lands in another cluster (spec.kubeConfig)", gk)
+	case v.set.disabled != nil:
+		d := v.set.disabled
+		return fmt.Sprintf("no origin found for %s: the chart of HelmRelease %s/%s (%s) installs it only when %s is true, which its values do not set",
+			gk, d.obj.Namespace, d.obj.Name, fileOrUnknown(d.file), strings.Join(v.set.switches, " or "))
+	}
+	msg := fmt.Sprintf("no origin found for %s: it is not built in, not installed before Flux, no Kustomization applies its CRD, no chart or operator of the repository is known to provide it, and %s does not declare it", gk, configFile)
+	if len(v.known) > 0 {
+		names := make([]string, len(v.known))
+		for i, e := range v.known {
+			names[i] = e.Name
+		}
+		msg += fmt.Sprintf(" (the catalog knows it from %s, which no rendered HelmRelease or manifest of the repository installs)", strings.Join(names, ", "))
+	}
+	return msg
 }
 
 // unknownKindFix names the likeliest origin of an unknown kind: something
 // remote a build left out offline, a chart named after the kind's group, an
 // ancestor the checkout does not render; else the general remedy.
-func unknownKindFix(v verdict, p placed) string {
-	otherwise := fmt.Sprintf("else apply its CRD in an ancestor of %s", p.ks)
+func unknownKindFix(v verdict, gk GroupKind) string {
+	otherwise := fmt.Sprintf("if it is installed before Flux, declare it in %s bootstrapCRDs", configFile)
 	switch {
+	case v.set.disabled != nil:
+		return fmt.Sprintf("set %s in the values of HelmRelease %s/%s, or declare where its CRD comes from in %s",
+			v.set.switches[0], v.set.disabled.obj.Namespace, v.set.disabled.obj.Name, configFile)
 	case v.remote != nil:
 		return fmt.Sprintf("if %s holds its CRD (%s's build left it out offline), declare it in %s kustomizationCRDs with that kustomization; %s",
 			v.remote.what, v.remote.ks, configFile, otherwise)
@@ -54,7 +119,7 @@ func unknownKindFix(v verdict, p placed) string {
 		return fmt.Sprintf("if its ancestor %s (not rendered: it builds from another source) applies the CRD, declare it in %s kustomizationCRDs with that kustomization; %s",
 			v.unrendered, configFile, otherwise)
 	}
-	return fmt.Sprintf("apply its CRD in an ancestor of %s, or declare it in %s (runtimeCRDs, chartCRDs or kustomizationCRDs)", p.ks, configFile)
+	return fmt.Sprintf("declare where %s's CRD comes from in %s (bootstrapCRDs, chartCRDs, runtimeCRDs or kustomizationCRDs), or apply it in an ancestor of the Kustomizations that use it", gk, configFile)
 }
 
 // namespaceHazard reports a Flux object p rendered without a namespace.
@@ -67,16 +132,38 @@ func namespaceHazard(p placed) Hazard {
 
 // cause says what makes gk's CRD appear.
 func cause(v verdict, gk GroupKind) string {
-	if v.origin == OriginChart {
-		return fmt.Sprintf("%s's CRD is installed by the chart of HelmRelease %s", gk, v.release)
+	if v.via != nil {
+		return v.via.describe(gk)
 	}
-	return fmt.Sprintf("%s's CRD is created at runtime, once a %s is reconciled", gk, v.trigger.Kind)
+	if v.origin == OriginChart && v.set.release != nil {
+		return fmt.Sprintf("%s's CRD is installed by the chart of HelmRelease %s", gk, v.set.release)
+	}
+	return fmt.Sprintf("%s's CRD is created at runtime", gk)
 }
 
-func samePassText(v verdict, gk GroupKind, p placed) (string, string) {
-	src := v.provider
-	msg := fmt.Sprintf("%s, and %s applies it in the same pass as %s (%s): the dry-run fails on the unknown kind, so the %s is never applied and the pass never converges",
-		cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), src.obj.Kind)
+func samePassText(v verdict, gk GroupKind, p placed, h Hazard) (string, string) {
+	src := v.via.at
+	if v.severity == SeverityWarning {
+		return fmt.Sprintf("%s, and %s applies it in the same pass as %s (%s), in its %s, after the %s's %s: the first attempt fails on the unknown kind, and the pass converges on %s",
+				cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), stageNames[v.stage], src.obj.Kind, stageNames[src.stage], retryText(h)),
+			fmt.Sprintf("move %s to its own Kustomization with dependsOn %s, which needs wait: true (or a health check on %s)", p.obj, p.ks.Name, src.obj)
+	}
+	if v.opaque != nil {
+		return fmt.Sprintf("%s, and %s applies it in the same pass as %s (%s): the dry-run fails on the unknown kind, so the %s is never applied; the pass converges on %s only if %s (not rendered: it builds from another source) applies the CRD, else never",
+				cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), src.obj.Kind, retryText(h), v.opaque),
+			fmt.Sprintf("move %s to its own Kustomization with dependsOn %s; %s needs wait: true (or a health check on %s)", p.obj, p.ks.Name, p.ks.Name, src.obj)
+	}
+	if v.via.assumed {
+		return fmt.Sprintf("%s, if its values (which spec.valuesFrom completes) switch the CRDs on, and %s applies it in the same pass as %s (%s): then the dry-run fails on the unknown kind, the %s is never applied and the pass never converges",
+				cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), src.obj.Kind),
+			fmt.Sprintf("move %s to its own Kustomization with dependsOn %s; %s needs wait: true (or a health check on %s)", p.obj, p.ks.Name, p.ks.Name, src.obj)
+	}
+	where := "in the same pass"
+	if src.stage != v.stage {
+		where = fmt.Sprintf("in the same pass (its %s, before the %s's %s)", stageNames[v.stage], src.obj.Kind, stageNames[src.stage])
+	}
+	msg := fmt.Sprintf("%s, and %s applies it %s as %s (%s): the dry-run fails on the unknown kind, so the %s is never applied and the pass never converges",
+		cause(v, gk), p.ks, where, src.obj, fileOrUnknown(src.file), src.obj.Kind)
 	fix := fmt.Sprintf("move %s to its own Kustomization with dependsOn %s; %s needs wait: true (or a health check on %s)",
 		p.obj, p.ks.Name, p.ks.Name, src.obj)
 	if v.guarded {
@@ -85,44 +172,102 @@ func samePassText(v verdict, gk GroupKind, p placed) (string, string) {
 	return msg, fix
 }
 
-func missingEdgeText(v verdict, gk GroupKind, p placed) (string, string) {
-	src := v.provider
-	switch {
-	case v.absent != nil:
-		return fmt.Sprintf("%s kustomizationCRDs declares %s's CRD applied by %s, which the repository does not define", configFile, gk, v.absent),
-			fmt.Sprintf("name in kustomizationCRDs the Kustomization that applies the CRD (one of the graph), or add %s to the repository", v.absent)
-	case v.origin == OriginKustomization && src == nil:
-		return fmt.Sprintf("%s's CRD is applied by a Kustomization %s declares in kustomizationCRDs, but none of them applies to the cluster %s applies to (spec.kubeConfig)", gk, configFile, p.ks),
-			fmt.Sprintf("declare in kustomizationCRDs the Kustomization that applies the CRD to this cluster, and add it to the dependsOn of %s", p.ks)
-	case v.origin == OriginKustomization:
-		return fmt.Sprintf("%s's CRD is applied by %s (%s kustomizationCRDs), which is not an ancestor of %s: on a cold cluster the kind may not exist yet", gk, src.ks, configFile, p.ks),
-			fmt.Sprintf("add dependsOn %s to %s", depRef(p.ks, src.ks), p.ks)
-	case v.origin == OriginUnordered:
-		return fmt.Sprintf("the CRD of %s is applied by %s (%s), which is not an ancestor of %s: on a cold cluster the kind may not exist yet",
-				gk, src.ks, fileOrUnknown(src.file), p.ks),
-			fmt.Sprintf("add dependsOn %s to %s", depRef(p.ks, src.ks), p.ks)
-	case src == nil && v.elsewhere && v.origin == OriginChart:
-		return fmt.Sprintf("%s, which installs it into another cluster than the one %s applies to (spec.kubeConfig)", cause(v, gk), p.ks),
-			fmt.Sprintf("declare in chartCRDs of %s the HelmRelease that installs the chart into this cluster, applied in an ancestor of %s", configFile, p.ks)
-	case src == nil && v.elsewhere:
-		return fmt.Sprintf("%s, and every %s of the repository lands in another cluster than the one %s applies to (spec.kubeConfig)", cause(v, gk), v.trigger.Kind, p.ks),
-			fmt.Sprintf("apply a %s to this cluster in an ancestor of %s", v.trigger.Kind, p.ks)
-	case src == nil && v.origin == OriginChart:
-		return fmt.Sprintf("%s, which no Kustomization of the repository applies", cause(v, gk)),
-			fmt.Sprintf("apply the HelmRelease in an ancestor of %s, or correct chartCRDs in %s", p.ks, configFile)
-	case src == nil:
-		return fmt.Sprintf("%s, and no Kustomization of the repository applies a %s", cause(v, gk), v.trigger.Kind),
-			fmt.Sprintf("apply a %s in an ancestor of %s, or correct runtimeCRDs in %s", v.trigger.Kind, p.ks, configFile)
+// groupTexts are the message and fix of a finding whose places differ only
+// in the objects (and Kustomizations) they name.
+func groupTexts(v verdict, gk GroupKind, h Hazard) (string, string) {
+	if v.via == nil {
+		return "", ""
 	}
-	return fmt.Sprintf("%s; %s applies %s (%s) but is not an ancestor of %s: on a cold cluster the kind may not exist yet",
-			cause(v, gk), src.ks, src.obj, fileOrUnknown(src.file), p.ks),
-		fmt.Sprintf("add dependsOn %s to %s", depRef(p.ks, src.ks), p.ks)
+	src := v.via.at
+	switch h.Code {
+	case CodeSecondOrderSamePass:
+		if v.severity == SeverityError && v.opaque == nil {
+			fix := fmt.Sprintf("move the %s objects listed to a Kustomization of their own with dependsOn %s; %s needs wait: true (or a health check on %s)", gk.Kind, src.ks.Name, src.ks.Name, src.obj)
+			if v.guarded {
+				fix = fmt.Sprintf("move the %s objects listed to a Kustomization of their own with dependsOn %s (which already waits for %s)", gk.Kind, src.ks.Name, src.obj)
+			}
+			return "", fix
+		}
+	case CodeMissingEdge:
+		fix := fmt.Sprintf("add dependsOn %s to each Kustomization listed", src.ks.NamespacedName())
+		if v.via.secondOrder() && !v.guarded {
+			fix += fmt.Sprintf(", and wait: true (or a health check on %s) to %s", src.obj, src.ks)
+		}
+		outcome := "each pass that applies it fails and converges on a retry (each place says after how long)"
+		if v.blocked {
+			outcome = fmt.Sprintf("%s itself never gets that far on a cold start (another finding says why)", src.ks)
+		}
+		what := ""
+		if v.via.secondOrder() {
+			what = fmt.Sprintf(" applies %s (%s) but", src.obj, fileOrUnknown(src.file))
+		}
+		return fmt.Sprintf("%s; %s%s is an ancestor of none of the Kustomizations listed: on a cold start the kind may not exist yet, and %s",
+			cause(v, gk), src.ks, what, outcome), fix
+	case CodeUnguardedProvider:
+		return fmt.Sprintf("%s; the ancestor %s applies %s (%s) but has neither wait: true nor a health check on it, so it turns Ready before the CRD exists, and each pass that applies it converges on a retry (each place says after how long)",
+			cause(v, gk), src.ks, src.obj, fileOrUnknown(src.file)), ""
+	}
+	return "", ""
 }
 
-func unguardedText(v verdict, gk GroupKind) (string, string) {
-	src := v.provider
-	return fmt.Sprintf("%s; the ancestor %s applies %s (%s) but has neither wait: true nor a health check on it, so it turns Ready before the CRD exists",
-			cause(v, gk), src.ks, src.obj, fileOrUnknown(src.file)),
+func originCycleText(v verdict, gk GroupKind, p placed) (string, string) {
+	src := v.via.at
+	chain := make([]string, len(v.cycle))
+	for i, id := range v.cycle {
+		chain[i] = id.NamespacedName()
+	}
+	return fmt.Sprintf("%s, and %s cannot act before %s is Ready (%s), while %s cannot get past the dry-run of %s until the CRD exists: neither ever converges",
+			cause(v, gk), src.ks, p.ks, strings.Join(chain, " -> "), p.ks, gk),
+		fmt.Sprintf("break the cycle: move what provides %s out of %s's way (to a Kustomization that does not wait for %s), or move %s after it", gk, src.ks.Name, p.ks.Name, p.obj)
+}
+
+func (ix *index) missingEdgeText(v verdict, gk GroupKind, p placed, h Hazard) (string, string) {
+	set := v.set
+	if v.severity == SeverityError {
+		switch {
+		case set.absent != nil:
+			return fmt.Sprintf("%s kustomizationCRDs declares %s's CRD applied by %s, which the repository does not define", configFile, gk, set.absent),
+				fmt.Sprintf("name in kustomizationCRDs the Kustomization that applies the CRD (one of the graph), or add %s to the repository", set.absent)
+		case v.origin == OriginKustomization && set.elsewhere:
+			return fmt.Sprintf("%s's CRD is applied by a Kustomization %s declares in kustomizationCRDs, but none of them applies to the cluster %s applies to (spec.kubeConfig)", gk, configFile, p.ks),
+				fmt.Sprintf("declare in kustomizationCRDs the Kustomization that applies the CRD to this cluster, and add it to the dependsOn of %s", p.ks)
+		case v.origin == OriginChart && set.elsewhere:
+			return fmt.Sprintf("%s, which installs it into another cluster than the one %s applies to (spec.kubeConfig)", cause(v, gk), p.ks),
+				fmt.Sprintf("declare in chartCRDs of %s the HelmRelease that installs the chart into this cluster, applied in an ancestor of %s", configFile, p.ks)
+		case set.elsewhere:
+			trigger := ix.runtime[gk]
+			return fmt.Sprintf("%s's CRD is created at runtime, once a %s is reconciled, and every %s of the repository lands in another cluster than the one %s applies to (spec.kubeConfig)", gk, trigger.Kind, trigger.Kind, p.ks),
+				fmt.Sprintf("apply a %s to this cluster in an ancestor of %s", trigger.Kind, p.ks)
+		case v.origin == OriginChart:
+			return fmt.Sprintf("%s, which no Kustomization of the repository applies: the CRD never appears", cause(v, gk)),
+				fmt.Sprintf("apply the HelmRelease in an ancestor of %s, or correct chartCRDs in %s", p.ks, configFile)
+		default:
+			trigger := ix.runtime[gk]
+			return fmt.Sprintf("%s's CRD is created at runtime, once a %s is reconciled, and no Kustomization of the repository applies a %s: the CRD never appears", gk, trigger.Kind, trigger.Kind),
+				fmt.Sprintf("apply a %s in an ancestor of %s, or correct runtimeCRDs in %s", trigger.Kind, p.ks, configFile)
+		}
+	}
+	src := v.via.at
+	what := ""
+	if v.via.secondOrder() {
+		what = fmt.Sprintf(" applies %s (%s) but", src.obj, fileOrUnknown(src.file))
+	}
+	fix := fmt.Sprintf("add dependsOn %s to %s", depRef(p.ks, src.ks), p.ks)
+	if v.via.secondOrder() && !ix.guards(&src) {
+		fix += fmt.Sprintf(", and wait: true (or a health check on %s) to %s", src.obj, src.ks)
+	}
+	outcome := "the pass converges on " + retryText(h)
+	if v.blocked {
+		outcome = fmt.Sprintf("%s itself never gets that far on a cold start (another finding says why), so neither does this pass until that is fixed", src.ks)
+	}
+	return fmt.Sprintf("%s; %s%s is not an ancestor of %s: on a cold start the kind may not exist yet when %s is applied, and %s",
+		cause(v, gk), src.ks, what, p.ks, p.obj, outcome), fix
+}
+
+func unguardedText(v verdict, gk GroupKind, h Hazard) (string, string) {
+	src := v.via.at
+	return fmt.Sprintf("%s; the ancestor %s applies %s (%s) but has neither wait: true nor a health check on it, so it turns Ready before the CRD exists, and the pass converges on %s",
+			cause(v, gk), src.ks, src.obj, fileOrUnknown(src.file), retryText(h)),
 		fmt.Sprintf("set wait: true on %s, or add a health check on %s", src.ks, src.obj)
 }
 

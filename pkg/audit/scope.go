@@ -3,6 +3,7 @@ package audit
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubestandup/standup/pkg/catalog"
 	"github.com/kubestandup/standup/pkg/render"
 )
 
@@ -77,8 +78,8 @@ func (ix *index) objectOf(u *unstructured.Unstructured) Object {
 	return o
 }
 
-// isClusterScoped reports whether gk is a built-in cluster-scoped kind or
-// one a rendered CRD declares cluster-scoped.
+// isClusterScoped reports whether gk is a built-in cluster-scoped kind, one
+// a rendered CRD declares cluster-scoped, or one the catalog knows is.
 func (ix *index) isClusterScoped(gk GroupKind) bool {
-	return builtinClusterScoped[gk] || ix.clusterScoped[gk]
+	return builtinClusterScoped[gk] || ix.clusterScoped[gk] || ix.cat.ClusterScoped(catalog.GroupKind(gk))
 }

@@ -10,6 +10,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubestandup/standup/pkg/catalog"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -141,7 +142,7 @@ func BuildSkeleton(res *render.Result, cfg *Config, live []ClusterCRD, inventori
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	ix := newIndex(res, cfg)
+	ix := newIndex(res, cfg, nil, catalog.Default())
 	appliedBy := map[string]tiers.ID{}
 	for _, id := range slices.SortedFunc(maps.Keys(inventories), compareIDs) {
 		for _, name := range inventories[id] {

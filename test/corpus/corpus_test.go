@@ -1,0 +1,325 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// corpusDir is ../shared/corpus from the project root; STANDUP_CORPUS
+// overrides it.
+func corpusDir() string {
+	if d := os.Getenv("STANDUP_CORPUS"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "shared", "corpus")
+}
+
+// deadlocks are the errors audit reports on the corpus, each a cold-start
+// deadlock checked by reading the repository: "dir path" to
+// "CODE Kind.group Kustomization" lines.
+//
+// budimanjojo/home-cluster installs only Cilium before Flux (talos/cni,
+// which the snapshot leaves out; audit knows it as the CNI). Four of its
+// Kustomizations apply a chart's HelmRelease together with objects of the
+// kinds that chart installs, in one pass: the dry-run of that pass fails on
+// the unknown kinds, so the HelmRelease is never applied and the CRDs never
+// appear. cert-manager (crds.enabled: true) with its ClusterIssuers and
+// Certificates; envoy-gateway (gateway-helm, CRDs in its crds sub-chart)
+// with the GatewayClass (in the earlier *Class stage), Gateways, an
+// HTTPRoute and the Envoy Gateway policies; grafana (grafana-operator) with
+// a GrafanaDashboard; kube-prometheus-stack with an AlertmanagerConfig and
+// ScrapeConfigs. No other Kustomization and no bootstrap file provides
+// those CRDs.
+//
+// xunholy/k8s-gitops builds its Kustomizations from ExternalArtifacts,
+// which render reads once it follows ArtifactGenerators (until then they
+// are not audited, and the test expects only the errors of the
+// Kustomizations that are). Its bootstrap helmfile installs the Flux
+// Operator and cert-manager only. envoy-gateway (gateway-helm, Gateway API
+// and Envoy Gateway CRDs in its crds sub-chart) applies its GatewayClass,
+// Gateways, an HTTPRoute, EnvoyProxies and policies in the same pass as the
+// HelmRelease; kube-prometheus-stack its AlertmanagerConfig,
+// PrometheusRule and ScrapeConfigs. Nothing in the repository provides
+// those CRDs earlier.
+var deadlocks = map[string][]string{
+	"xunholy__k8s-gitops kubernetes/clusters/cluster-00": {
+		"SECOND_ORDER_SAME_PASS BackendTrafficPolicy.gateway.envoyproxy.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS ClientTrafficPolicy.gateway.envoyproxy.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS EnvoyProxy.gateway.envoyproxy.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS Gateway.gateway.networking.k8s.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS GatewayClass.gateway.networking.k8s.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS HTTPRoute.gateway.networking.k8s.io network-system/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS AlertmanagerConfig.monitoring.coreos.com observability/kube-prometheus-stack",
+		"SECOND_ORDER_SAME_PASS PrometheusRule.monitoring.coreos.com observability/kube-prometheus-stack",
+		"SECOND_ORDER_SAME_PASS ScrapeConfig.monitoring.coreos.com observability/kube-prometheus-stack",
+	},
+	"budimanjojo__home-cluster cluster/base": {
+		"SECOND_ORDER_SAME_PASS Certificate.cert-manager.io cert-manager/cert-manager",
+		"SECOND_ORDER_SAME_PASS ClusterIssuer.cert-manager.io cert-manager/cert-manager",
+		"SECOND_ORDER_SAME_PASS BackendTrafficPolicy.gateway.envoyproxy.io network/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS ClientTrafficPolicy.gateway.envoyproxy.io network/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS EnvoyProxy.gateway.envoyproxy.io network/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS Gateway.gateway.networking.k8s.io network/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS GatewayClass.gateway.networking.k8s.io network/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS HTTPRoute.gateway.networking.k8s.io network/envoy-gateway",
+		"SECOND_ORDER_SAME_PASS GrafanaDashboard.grafana.integreatly.org observability/grafana",
+		"SECOND_ORDER_SAME_PASS AlertmanagerConfig.monitoring.coreos.com observability/kube-prometheus-stack",
+		"SECOND_ORDER_SAME_PASS ScrapeConfig.monitoring.coreos.com observability/kube-prometheus-stack",
+	},
+}
+
+// entry is one row of MANIFEST.md: a repository and its entry paths.
+type entry struct {
+	dir      string
+	paths    []string
+	repoRoot string // relative to the corpus directory
+}
+
+// manifestRow matches a table row: | `dir` | source | licence | entries | repo-root | what |
+var manifestRow = regexp.MustCompile("^\\| `([^`]+)` \\|[^|]*\\|[^|]*\\|([^|]*)\\|([^|]*)\\|")
+
+// readManifest reads the repositories and entry paths of MANIFEST.md.
+func readManifest(t *testing.T, dir string) []entry {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "MANIFEST.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []entry
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := manifestRow.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		e := entry{dir: m[1], repoRoot: m[1]}
+		for _, p := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(m[2], -1) {
+			e.paths = append(e.paths, p[1])
+		}
+		if r := regexp.MustCompile("`<dir>/([^`]+)`").FindStringSubmatch(m[3]); r != nil {
+			e.repoRoot = filepath.Join(m[1], r[1])
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// TestCorpus runs `standup tiers` and `standup audit` over every repository
+// of the corpus, with no standup.yaml:
+//   - tiers exits 0 and orders every dependsOn edge;
+//   - audit reports no error that only an unknown origin causes, at most
+//     one finding per code and kind, and exactly the deadlocks named above;
+//   - audit exits 1 exactly when it reports an error.
+//
+// It fails, never skips, when CI is set and the corpus is missing.
+func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the corpus renders a dozen real repositories: not a -short test")
+	}
+	dir := corpusDir()
+	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.md")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("corpus missing at %s (CI is set): %v", dir, err)
+		}
+		t.Skipf("corpus missing at %s: %v", dir, err)
+	}
+	entries := readManifest(t, dir)
+	listed := map[string]bool{}
+	for _, e := range entries {
+		listed[e.dir] = true
+	}
+	subdirs, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range subdirs {
+		if d.IsDir() && !listed[d.Name()] {
+			t.Errorf("%s is in the corpus but not in MANIFEST.md: the test would not run it", d.Name())
+		}
+	}
+	if len(entries) < 11 {
+		t.Fatalf("MANIFEST.md lists %d repositories, want the eleven", len(entries))
+	}
+	bin := buildStandup(t)
+	seen := map[string]bool{}
+	for _, e := range entries {
+		for _, p := range e.paths {
+			name := e.dir + " " + p
+			seen[name] = true
+			t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+				root := filepath.Join(dir, e.repoRoot)
+				path := filepath.Join(dir, e.dir, p)
+				checkTiers(t, bin, path, root)
+				checkAudit(t, bin, path, root, deadlocks[name])
+			})
+		}
+	}
+	for name := range deadlocks {
+		if !seen[name] {
+			t.Errorf("deadlocks names %q, which MANIFEST.md does not list", name)
+		}
+	}
+}
+
+// buildStandup builds the binary once for the test.
+func buildStandup(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "standup")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/kubestandup/standup/cmd/standup")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// run runs the binary and returns stdout, stderr and the exit code.
+func run(t *testing.T, bin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return stdout.String(), stderr.String(), ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), 0
+}
+
+// tiersDoc is the part of `tiers -o json` the test reads.
+type tiersDoc struct {
+	Tiers []struct {
+		Tier  int `json:"tier"`
+		Nodes []struct {
+			Kind      string `json:"kind"`
+			Namespace string `json:"namespace"`
+			Name      string `json:"name"`
+			DependsOn []struct {
+				Kind      string `json:"kind"`
+				Namespace string `json:"namespace"`
+				Name      string `json:"name"`
+			} `json:"dependsOn"`
+		} `json:"nodes"`
+	} `json:"tiers"`
+}
+
+func checkTiers(t *testing.T, bin, path, root string) {
+	out, errOut, code := run(t, bin, "tiers", "--path", path, "--repo-root", root, "-o", "json", "-q")
+	if code != 0 {
+		t.Fatalf("tiers exit %d: %s", code, errOut)
+	}
+	var doc tiersDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("tiers -o json: %v", err)
+	}
+	tier := map[string]int{}
+	for _, tr := range doc.Tiers {
+		for _, n := range tr.Nodes {
+			tier[n.Kind+"/"+n.Namespace+"/"+n.Name] = tr.Tier
+		}
+	}
+	for _, tr := range doc.Tiers {
+		for _, n := range tr.Nodes {
+			for _, d := range n.DependsOn {
+				dep := d.Kind + "/" + d.Namespace + "/" + d.Name
+				if dt, ok := tier[dep]; ok && dt >= tr.Tier {
+					t.Errorf("%s/%s/%s (tier %d) depends on %s (tier %d)", n.Kind, n.Namespace, n.Name, tr.Tier, dep, dt)
+				}
+			}
+		}
+	}
+}
+
+// auditDoc is the part of `audit -o json` the test reads.
+type auditDoc struct {
+	Summary struct{ Errors, Failed int } `json:"summary"`
+	Kinds   []struct {
+		Kustomization struct{ Namespace, Name string } `json:"kustomization"`
+	} `json:"kinds"`
+	Findings []struct {
+		Code     string `json:"code"`
+		Severity string `json:"severity"`
+		Kind     struct{ Group, Kind string }
+		Places   []struct {
+			Kustomization struct{ Namespace, Name string } `json:"kustomization"`
+		} `json:"places"`
+	} `json:"findings"`
+}
+
+func checkAudit(t *testing.T, bin, path, root string, want []string) {
+	out, errOut, code := run(t, bin, "audit", "--path", path, "--repo-root", root, "-o", "json", "-q")
+	var doc auditDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("audit -o json (exit %d): %v\nstderr: %s", code, err, errOut)
+	}
+	seen := map[string]bool{}
+	var errs []string
+	for _, f := range doc.Findings {
+		gk := f.Kind.Kind + "." + f.Kind.Group
+		key := f.Code + " " + gk
+		if seen[key] {
+			t.Errorf("two findings for %s: one per code and kind", key)
+		}
+		seen[key] = true
+		if f.Severity != "error" {
+			continue
+		}
+		if f.Code == "UNKNOWN_KIND" {
+			t.Errorf("an unknown origin is an error: %s", gk)
+		}
+		for _, k := range uniqueKustomizations(f.Places) {
+			errs = append(errs, fmt.Sprintf("%s %s %s", f.Code, gk, k))
+		}
+	}
+	slices.Sort(errs)
+	// A deadlock is expected where its Kustomization is audited (rendered).
+	audited := map[string]bool{}
+	for _, k := range doc.Kinds {
+		audited[k.Kustomization.Namespace+"/"+k.Kustomization.Name] = true
+	}
+	want = slices.DeleteFunc(slices.Sorted(slices.Values(want)), func(w string) bool {
+		f := strings.Fields(w)
+		return !audited[f[len(f)-1]]
+	})
+	if !slices.Equal(errs, want) {
+		t.Errorf("errors:\n got %q\nwant %q (each a deadlock checked by reading the repository)", errs, want)
+	}
+	if wantCode := boolCode(len(errs) > 0 || doc.Summary.Failed > 0); code != wantCode {
+		t.Errorf("audit exit %d with %d errors, %d failed builds; want %d\nstderr: %s", code, len(errs), doc.Summary.Failed, wantCode, errOut)
+	}
+}
+
+func uniqueKustomizations(places []struct {
+	Kustomization struct{ Namespace, Name string } `json:"kustomization"`
+}) []string {
+	var out []string
+	for _, p := range places {
+		k := p.Kustomization.Namespace + "/" + p.Kustomization.Name
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func boolCode(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

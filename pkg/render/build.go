@@ -99,23 +99,26 @@ func (b *builder) generator(ks map[string]any, dir string) *fluxkustomize.Genera
 	return fluxkustomize.NewGeneratorWithIgnore(b.root, strings.Join(anchored, "\n"), obj)
 }
 
-// build builds dir (absolute) with the spec of the Flux Kustomization ks
-// (nil for a plain directory): it generates or rewrites the kustomization
-// file with fluxcd/pkg/kustomize's generator (targetNamespace, namePrefix,
-// nameSuffix, patches, images, components), runs kustomize with Flux's
-// options, and returns every object with the file it came from. Objects
-// carrying a top-level `sops:` key are set aside, and remote resources are
-// not fetched: both are reported in the result.
+// build builds dir (absolute) of the checkout with the spec of the Flux
+// Kustomization ks (nil for a plain directory): it generates or rewrites the
+// kustomization file with fluxcd/pkg/kustomize's generator
+// (targetNamespace, namePrefix, nameSuffix, patches, images, components),
+// runs kustomize with Flux's options, and returns every object with the
+// file it came from. Objects carrying a top-level `sops:` key are set
+// aside, and remote resources are not fetched: both are reported in the
+// result.
 func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
+	return b.buildIn(checkoutView{b}, ks, dir)
+}
+
+// buildIn builds dir, an absolute path of v.
+func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, error) {
 	if ks == nil {
 		ks = map[string]any{}
 	}
-	if lim := b.precheck(dir); lim != nil {
-		return nil, lim
-	}
-	data, kfile, _, err := b.generator(ks, dir).GenerateManifest(dir)
+	data, kfile, err := v.generate(ks, dir)
 	if err != nil {
-		return nil, b.diagnose(dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
+		return nil, err
 	}
 	var kus kustypes.Kustomization
 	if err := sigsyaml.Unmarshal(data, &kus); err != nil {
@@ -132,22 +135,28 @@ func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 	if res := b.last.get(key); res != nil {
 		return res, nil
 	}
-	fs := &recordingFS{FileSystem: newOverlayFS(b.disk), root: b.root}
+	fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name}
 	if err := fs.WriteFile(kfile, data); err != nil {
 		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
 	exact := kus.OpenAPI != nil || len(kus.Crds) > 0
 	var rs []*resource.Resource
-	printed := captureOutput(func() { rs, err = b.kustomize(fs, dir, kfile, &kus, exact) })
+	printed := captureOutput(func() { rs, err = b.kustomize(fs, v, dir, kfile, &kus, exact) })
 	if fs.limit != nil {
 		// Whatever kustomize made of the refusal (it tries a file it cannot
 		// read as a directory next), the file is the cause.
 		return nil, b.relLimit(fs.limit)
 	}
 	if err != nil {
-		return nil, b.diagnose(dir, fs.reads, fmt.Errorf("kustomize build failed: %w", err))
+		var reads []string
+		for _, r := range fs.reads {
+			if d := v.diskPath(r); d != "" {
+				reads = append(reads, d)
+			}
+		}
+		return nil, b.diagnose(v, dir, reads, fmt.Errorf("kustomize build failed: %w", err))
 	}
-	res, err := b.collect(rs, dir, addedOrigin)
+	res, err := b.collect(rs, v, dir, addedOrigin)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +164,7 @@ func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 	res.warnings = fs.warnings
 	for _, line := range printed {
 		if !isDeprecation(line) { // already named by file, from recordingFS
-			res.warnings = append(res.warnings, b.rel(dir)+": "+line+" (kustomize)")
+			res.warnings = append(res.warnings, v.name(dir)+": "+line+" (kustomize)")
 		}
 	}
 	b.last.put(key, res)
@@ -196,12 +205,12 @@ func (b built) toYAML() ([]byte, error) {
 
 // collect turns a build result into manifests, mirroring the checks that
 // kustomize-controller makes on every resource, and sets SOPS documents aside.
-func (b *builder) collect(rs []*resource.Resource, dir string, stripOrigin bool) (*buildResult, error) {
+func (b *builder) collect(rs []*resource.Resource, v view, dir string, stripOrigin bool) (*buildResult, error) {
 	res := &buildResult{}
 	for _, r := range rs {
 		file := ""
 		if origin, err := r.GetOrigin(); err == nil && origin != nil {
-			file = b.originFile(dir, origin.Repo, origin.Path, origin.ConfiguredIn)
+			file = originFile(v, dir, origin.Repo, origin.Path, origin.ConfiguredIn)
 		}
 		if stripOrigin {
 			if err := r.SetOrigin(nil); err != nil {
@@ -231,7 +240,7 @@ func (b *builder) collect(rs []*resource.Resource, dir string, stripOrigin bool)
 
 // originFile converts kustomize's origin annotation, rooted at the build
 // directory, into a slash-separated path relative to the repository root.
-func (b *builder) originFile(dir, repo, path, configuredIn string) string {
+func originFile(v view, dir, repo, path, configuredIn string) string {
 	if repo != "" {
 		return repo + "//" + path
 	}
@@ -244,7 +253,7 @@ func (b *builder) originFile(dir, repo, path, configuredIn string) string {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	return b.rel(path)
+	return v.name(path)
 }
 
 // rel returns path relative to the repository root, slash-separated.
@@ -328,7 +337,8 @@ func orUnknown(file string) string {
 // of it as it is read, and recorded.
 type recordingFS struct {
 	filesys.FileSystem
-	root   string
+	// name names a path relative to the repository root.
+	name   func(string) string
 	mu     sync.Mutex
 	reads  []string
 	remote []string
@@ -350,11 +360,7 @@ func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 	if err != nil || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
 		return data, err
 	}
-	rel, relErr := filepath.Rel(fs.root, path)
-	if relErr != nil {
-		rel = path
-	}
-	rel = filepath.ToSlash(rel)
+	rel := fs.name(path)
 	fs.warnings = append(fs.warnings, deprecations(rel, data)...)
 	local, remote := withoutRemote(data)
 	for _, r := range remote {

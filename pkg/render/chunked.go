@@ -29,9 +29,9 @@ const chunkSize = 64
 // chunks cannot reproduce exactly (a failure, a refused file, a duplicate
 // ID, a resource that kustomize would hash or drop) falls back to the one
 // build, so results and errors are kustomize's own.
-func (b *builder) kustomize(fs *recordingFS, dir, kfile string, kus *kustypes.Kustomization, exact bool) ([]*resource.Resource, error) {
-	if !exact && b.chunkable(fs, dir, kus) {
-		if rs, ok := b.buildChunks(dir, kfile, kus); ok {
+func (b *builder) kustomize(fs *recordingFS, v view, dir, kfile string, kus *kustypes.Kustomization, exact bool) ([]*resource.Resource, error) {
+	if !exact && chunkable(fs, v.base(), dir, kus) {
+		if rs, ok := buildChunks(v, dir, kfile, kus); ok {
 			return rs, nil
 		}
 	}
@@ -47,7 +47,7 @@ func (b *builder) kustomize(fs *recordingFS, dir, kfile string, kus *kustypes.Ku
 // is: no name-hash annotation (its rename would reach references in other
 // files) and no local-config annotation (such a resource is dropped after
 // the ID check).
-func (b *builder) chunkable(fs filesys.FileSystem, dir string, kus *kustypes.Kustomization) bool {
+func chunkable(fs, base filesys.FileSystem, dir string, kus *kustypes.Kustomization) bool {
 	if len(kus.Resources) <= chunkSize {
 		return false
 	}
@@ -61,7 +61,7 @@ func (b *builder) chunkable(fs filesys.FileSystem, dir string, kus *kustypes.Kus
 		if !filepath.IsLocal(r) || !fs.Exists(path) || fs.IsDir(path) {
 			return false
 		}
-		data, err := b.disk.ReadFile(path)
+		data, err := base.ReadFile(path)
 		if err != nil || bytes.Contains(data, []byte("needs-hash")) || bytes.Contains(data, []byte("local-config")) {
 			return false
 		}
@@ -73,7 +73,7 @@ func (b *builder) chunkable(fs filesys.FileSystem, dir string, kus *kustypes.Kus
 // with kus's own settings, and returns the resources in order. It returns
 // false when a chunk fails, a file is refused or read from the network, or
 // two resources of different chunks share an ID.
-func (b *builder) buildChunks(dir, kfile string, kus *kustypes.Kustomization) ([]*resource.Resource, bool) {
+func buildChunks(v view, dir, kfile string, kus *kustypes.Kustomization) ([]*resource.Resource, bool) {
 	var all []*resource.Resource
 	seen := idSet{}
 	for start := 0; start < len(kus.Resources); start += chunkSize {
@@ -83,7 +83,7 @@ func (b *builder) buildChunks(dir, kfile string, kus *kustypes.Kustomization) ([
 		if err != nil {
 			return nil, false
 		}
-		fs := &recordingFS{FileSystem: newOverlayFS(b.disk), root: b.root}
+		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name}
 		if err := fs.WriteFile(kfile, data); err != nil {
 			return nil, false
 		}

@@ -22,6 +22,18 @@
 //   - a ${VAR} that no variable defines is left as it is (Flux would
 //     substitute an empty string) and reported; ${VAR:=default} works as in Flux;
 //   - SOPS-encrypted documents (a top-level sops key) are skipped with a note;
+//   - a Kustomization whose sourceRef is an ExternalArtifact that an
+//     ArtifactGenerator of the checkout (source.extensions.fluxcd.io)
+//     composes from the repository's sources builds from that artifact's
+//     tree: the generator's copy operations (globs, excludes, Overwrite and
+//     Merge) replayed as a mapping of paths onto the checkout, so that
+//     spec.path, relative references and Manifest.File all follow the
+//     artifact's layout and name the checkout's files. Such an artifact
+//     never stands for the checkout itself: when Path's own Kustomizations
+//     build from one, the checkout stands for the sources its generator
+//     copies from. An ExternalArtifact whose generator is not in the
+//     checkout, copies from another source or extracts tarballs is a
+//     foreign source (below);
 //   - a Kustomization that builds from another source than the repository's
 //     is a node but is not rendered. The repository's sources are those of
 //     the Kustomizations found at Path that build Path itself (flux-system);

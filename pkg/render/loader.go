@@ -51,7 +51,14 @@ type loader struct {
 	// Kustomizations left unrendered because they build from another source.
 	sources map[tiers.ID]bool
 	foreign map[tiers.ID]flux.Object
-	remote  map[tiers.ID][]string
+	// foreignWhy says why a foreign Kustomization's ExternalArtifact is not
+	// rendered although a generator of the checkout produces it.
+	foreignWhy map[tiers.ID]string
+	// generators holds the ArtifactGenerators of the rendered output;
+	// artifacts, the ExternalArtifacts resolved so far.
+	generators map[tiers.ID]*artifactGenerator
+	artifacts  map[tiers.ID]artifactSource
+	remote     map[tiers.ID][]string
 	// failed holds the Kustomizations whose build read a file over a limit.
 	failed []BuildFailure
 	// sopsNamespaces maps "file: Kind/name" of a skipped SOPS document to
@@ -73,17 +80,25 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 		foreign:  map[tiers.ID]flux.Object{},
 		remote:   map[tiers.ID][]string{},
 
+		foreignWhy: map[tiers.ID]string{},
+		generators: map[tiers.ID]*artifactGenerator{},
+		artifacts:  map[tiers.ID]artifactSource{},
+
 		sopsNamespaces: map[string]map[string]bool{},
 	}
 }
 
 // index records what later builds look up in a rendered object: postBuild
-// variables, and the Flux sources the checkout defines.
+// variables, the Flux sources the checkout defines and the
+// ArtifactGenerators that compose ExternalArtifacts from them.
 func (l *loader) index(m Manifest) {
 	l.vars.add(m)
 	u := m.Object
-	if strings.HasPrefix(u.GetAPIVersion(), sourceGroup+"/") {
+	switch {
+	case strings.HasPrefix(u.GetAPIVersion(), sourceGroup+"/"):
 		l.sources[tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}] = true
+	case isArtifactGenerator(u):
+		l.indexGenerator(m)
 	}
 }
 
@@ -165,7 +180,9 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 // from an OCIRepository or Bucket (Flux's own manifests, another team's
 // artifact) is left unrendered rather than built from the wrong files. A
 // directory whose Kustomizations build from no GitRepository at all (an OCI
-// artifact pushed from this checkout) keeps them all.
+// artifact pushed from this checkout) keeps them all. An ExternalArtifact
+// never stands for the checkout: the sources its generator copies from do,
+// when Path's build holds that generator.
 func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
 	sources := map[tiers.ID]bool{}
 	fromGit := false
@@ -174,9 +191,10 @@ func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
 		if err != nil {
 			return err
 		}
-		src := flux.FromKustomization(ks).SourceRef
-		sources[src] = true
-		fromGit = fromGit || src.Kind == sourceGitRepository
+		for _, src := range l.seedSources(flux.FromKustomization(ks).SourceRef) {
+			sources[src] = true
+			fromGit = fromGit || src.Kind == sourceGitRepository
+		}
 	}
 	for src := range sources {
 		if anchored || !fromGit || src.Kind == sourceGitRepository {
@@ -196,6 +214,10 @@ const sourceGitRepository = "GitRepository"
 func (l *loader) warnForeign() {
 	for id, obj := range l.foreign {
 		src := obj.SourceRef
+		if why := l.foreignWhy[id]; why != "" {
+			l.warn(fmt.Sprintf("%s: builds from %s, %s; not rendered", id, src, why))
+			continue
+		}
 		if l.sources[src] {
 			l.warn(fmt.Sprintf("%s: builds from %s, not from the source of the path; not rendered", id, src))
 			continue
@@ -271,7 +293,20 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 		e.done = true
 		return true, nil
 	}
-	if obj := flux.FromKustomization(ks); !l.local[obj.SourceRef] {
+	var v view = checkoutView{l.b}
+	obj := flux.FromKustomization(ks)
+	if obj.SourceRef.Kind == kindExternalArtifact {
+		a, known := l.artifact(obj.SourceRef)
+		if !known && !force {
+			return false, nil // its generator may be in a build still to come
+		}
+		if a.view == nil {
+			l.foreign[id], l.foreignWhy[id] = obj, a.why
+			e.done = true
+			return true, nil
+		}
+		v = a.view
+	} else if !l.local[obj.SourceRef] {
 		l.foreign[id] = obj
 		e.done = true
 		return true, nil
@@ -279,11 +314,16 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	if !force && !refsPresent(ks, l.vars) {
 		return false, nil
 	}
-	dir, err := l.resolvePath(id, ks, e.manifest.File)
+	var dir string
+	if a, ok := v.(*artifactView); ok {
+		dir, err = l.artifactDir(id, a, ks, e.manifest.File)
+	} else {
+		dir, err = l.resolvePath(id, ks, e.manifest.File)
+	}
 	if err != nil {
 		return false, err
 	}
-	out, err := l.b.build(e.manifest.Object.Object, dir)
+	out, err := l.b.buildIn(v, e.manifest.Object.Object, dir)
 	if lim, ok := input.IsLimit(err); ok {
 		return l.fail(id, lim)
 	}

@@ -102,6 +102,26 @@ func TestLoadFixtures(t *testing.T) {
 			"Kustomization/flux-system/flux-system",
 		},
 	}, {
+		// Kustomizations built from ExternalArtifacts that ArtifactGenerators
+		// of the checkout compose from it: apps from a layout of its own
+		// (production/ refers to ../common), infra from a directory copied
+		// as a directory of its own name, a-late from a generator that
+		// another Kustomization applies; vendor's generator copies from
+		// another source and lost's is nowhere: both are nodes, noted.
+		name: "artifact-generator",
+		path: "clusters/prod",
+		objects: []string{
+			"Kustomization/flux-system/a-late",
+			"Kustomization/flux-system/apps",
+			"Kustomization/flux-system/flux-system",
+			"Kustomization/flux-system/generators",
+			"Kustomization/flux-system/infra",
+			"Kustomization/flux-system/lost",
+			"Kustomization/flux-system/vendor",
+			"HelmRelease/podinfo/podinfo",
+		},
+		edges: []string{"Kustomization/flux-system/apps -> Kustomization/flux-system/infra"},
+	}, {
 		name: "cycle",
 		path: "clusters/c",
 		objects: []string{

@@ -19,8 +19,14 @@
 //   - substituteFrom reads ConfigMaps and Secrets from the repository's own
 //     rendered output (Path's build and every Kustomization's), not from a
 //     cluster; a non-optional one that is absent is a warning, not an error;
-//   - a ${VAR} that no variable defines is left as it is (Flux would
-//     substitute an empty string) and reported; ${VAR:=default} works as in Flux;
+//   - a reference to a variable that no variable defines is left as written
+//     and reported, whatever its operator (${VAR}, ${VAR/./-}, ${VAR^^}...):
+//     Flux would substitute an empty string, or the empty string
+//     transformed, and its strict mode refuses the build; an operator that
+//     supplies a value (${VAR:=default}, ${VAR:-default}...) works as in
+//     Flux. Two Flux objects whose names are one only because an unknown
+//     variable is shown as written are one node, with a warning naming
+//     both and the variable;
 //   - SOPS-encrypted documents (a top-level sops key) are skipped with a note;
 //   - a Kustomization whose sourceRef is an ExternalArtifact that an
 //     ArtifactGenerator of the checkout (source.extensions.fluxcd.io)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -364,6 +365,7 @@ func (l *loader) fail(id tiers.ID, lim *input.LimitError) (bool, error) {
 // for the build of Path), and returns the new Kustomizations, sorted.
 func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 	var added []tiers.ID
+	seen := map[tiers.ID]bool{}
 	for _, m := range manifests {
 		kind := fluxKind(m.Object)
 		if kind == "" {
@@ -379,18 +381,25 @@ func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 			continue
 		}
 		e, known := l.entries[id]
+		twice := seen[id]
+		seen[id] = true
 		switch {
 		case !known:
 			l.entries[id] = &entry{kind: kind, manifest: m, appliedBy: copyID(parent)}
 			if kind == KindKustomization {
 				added = append(added, id)
 			}
+		case twice:
+			// Twice in one build: their names differed before substitution.
+			l.warnCollision(id, e, m, parent)
 		case parent == nil:
 		case e.appliedBy == nil:
 			e.appliedBy = copyID(parent)
 			if !e.done {
 				e.manifest, e.ks = m, nil
 			}
+		case *e.appliedBy != *parent && len(unknownVars(id)) > 0:
+			l.warnCollision(id, e, m, parent)
 		case *e.appliedBy != *parent:
 			l.warn(fmt.Sprintf("%s: applied by both %s and %s", id, *e.appliedBy, *parent))
 		}
@@ -398,6 +407,43 @@ func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 	sort.Slice(added, func(i, j int) bool { return added[i].Less(added[j]) })
 	return added
 }
+
+// warnCollision notes two objects that are one node here. When an unknown
+// variable, shown as written, is all their names share, Flux may well see
+// two; that is said, naming both and the variable. Any other collision of
+// one build is kustomize-controller's to report, as before.
+func (l *loader) warnCollision(id tiers.ID, first *entry, m Manifest, parent *tiers.ID) {
+	vars := unknownVars(id)
+	if len(vars) == 0 {
+		return
+	}
+	by := func(applier *tiers.ID) string {
+		if applier == nil {
+			return "the build of the path"
+		}
+		return applier.String()
+	}
+	l.warn(fmt.Sprintf("%s: %s (applied by %s) and %s (applied by %s) are one node here only because %s has no value offline",
+		id, orUnknown(first.manifest.File), by(first.appliedBy), orUnknown(m.File), by(parent), strings.Join(vars, ", ")))
+}
+
+// unknownVars returns the references shown as written in an ID's
+// namespace and name: variables without a value offline (an object's
+// name cannot hold "${" otherwise).
+func unknownVars(id tiers.ID) []string {
+	var out []string
+	for _, s := range []string{id.Namespace, id.Name} {
+		for _, ref := range writtenRef.FindAllString(s, -1) {
+			if !slices.Contains(out, ref) {
+				out = append(out, ref)
+			}
+		}
+	}
+	return out
+}
+
+// writtenRef matches a ${...} reference left as written.
+var writtenRef = regexp.MustCompile(`\$\{[^}]*\}`)
 
 // kustomization decodes a discovered Kustomization, once.
 func (l *loader) kustomization(id tiers.ID) (*kustomizev1.Kustomization, error) {

@@ -4,16 +4,21 @@
 # `tiers --path` and `audit` on every repository of the corpus
 # (../shared/corpus, see its MANIFEST.md) and on generated repositories of
 # one-ConfigMap Kustomizations, and prints the median wall time of each
-# binary, their ratio and the new binary's peak RSS. It also keeps both
+# binary, their ratio (base / new: above 1 is faster) and the new
+# binary's peak RSS. It also keeps both
 # binaries' stdout, stderr and exit codes under $BENCH_OUT so that any
 # change of output can be diffed (diff -r $BENCH_OUT/base $BENCH_OUT/new).
+# Each time is the median over RUNS runs, the two binaries alternating;
+# "cpu" is user + system time, which a busy machine inflates less than
+# the wall time.
 #
 #   BASE=2359559 RUNS=5 scripts/bench-render.sh
 #
 # variables: BASE (commit to compare with; default 2359559), RUNS (runs per
 # case; default 5), CORPUS (default ../shared/corpus), SCALE (sizes of the
-# generated repositories; default "500 1000 2000 4000"), BENCH_OUT (default
-# a new temporary directory).
+# generated repositories; default "500 1000 2000 4000"), CASES (a regular
+# expression of the case names to run, such as "kochhaus|gen-2000"; default
+# all), BENCH_OUT (default a new temporary directory).
 set -euo pipefail
 
 root=$(git rev-parse --show-toplevel)
@@ -22,6 +27,7 @@ BASE=${BASE:-2359559}
 RUNS=${RUNS:-5}
 CORPUS=$(cd "${CORPUS:-$root/../shared/corpus}" && pwd)
 SCALE=${SCALE:-500 1000 2000 4000}
+CASES=${CASES:-.*}
 BENCH_OUT=${BENCH_OUT:-$(mktemp -d -t bench-render.XXXXXX)}
 mkdir -p "$BENCH_OUT/bin" "$BENCH_OUT/base" "$BENCH_OUT/new" "$BENCH_OUT/gen"
 
@@ -70,34 +76,44 @@ for n in $SCALE; do
   cases+=("gen-$n|@gen/n$n|@gen/n$n/clusters/c")
 done
 
-# measure BIN OUTDIR NAME CMD ARGS...: runs RUNS times, keeps the output of
-# the first run, prints "median_seconds max_rss_mb".
-measure() {
+# run BIN OUTDIR NAME CMD ARGS...: one run; keeps its output, prints
+# "wall_seconds cpu_seconds max_rss_kb".
+run() {
   local bin=$1 out=$2 name=$3
   shift 3
-  local times=() rss=0 r t m
-  for ((r = 0; r < RUNS; r++)); do
-    /usr/bin/time -f '%e %M' -o "$BENCH_OUT/time" "$BENCH_OUT/bin/$bin" "$@" \
-      >"$out/$name.stdout" 2>"$out/$name.stderr" && echo 0 >"$out/$name.rc" || echo $? >"$out/$name.rc"
-    read -r t m < <(tail -n 1 "$BENCH_OUT/time")
-    times+=("$t")
-    ((m > rss)) && rss=$m
-  done
-  printf '%s %d\n' "$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" $((rss / 1024))
+  /usr/bin/time -f '%e %U %S %M' -o "$BENCH_OUT/time" "$BENCH_OUT/bin/$bin" "$@" \
+    >"$out/$name.stdout" 2>"$out/$name.stderr" && echo 0 >"$out/$name.rc" || echo $? >"$out/$name.rc"
+  tail -n 1 "$BENCH_OUT/time" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}'
 }
 
-printf '%-24s %-6s %9s %9s %7s %8s\n' case cmd "base s" "new s" ratio "new MB"
+# median of the numbers on stdin.
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+printf '%-22s %-6s %8s %8s %6s %8s %8s %6s %7s\n' case cmd "base s" "new s" ratio "base cpu" "new cpu" ratio "new MB"
 for c in "${cases[@]}"; do
   IFS='|' read -r name rroot path <<<"$c"
+  [[ $name =~ ^($CASES)$ ]] || continue
   rroot=${rroot/#@/$BENCH_OUT/}
   path=${path/#@/$BENCH_OUT/}
   [[ $rroot == /* ]] || rroot=$CORPUS/$rroot
   [[ $path == /* ]] || path=$CORPUS/$path
   for cmd in tiers audit; do
     [[ $name == gen-* && $cmd == audit ]] && continue
-    read -r tb _ < <(measure base "$BENCH_OUT/base" "$name.$cmd" "$cmd" --path "$path" --repo-root "$rroot")
-    read -r tn mn < <(measure new "$BENCH_OUT/new" "$name.$cmd" "$cmd" --path "$path" --repo-root "$rroot")
-    printf '%-24s %-6s %9.2f %9.2f %7.2f %8d\n' "$name" "$cmd" "$tb" "$tn" "$(awk -v a="$tb" -v b="$tn" 'BEGIN {print (b > 0 ? a / b : 0)}')" "$mn"
+    : >"$BENCH_OUT/base.runs"
+    : >"$BENCH_OUT/new.runs"
+    # Alternate the two binaries, so that both see the same machine.
+    for ((r = 0; r < RUNS; r++)); do
+      run base "$BENCH_OUT/base" "$name.$cmd" "$cmd" --path "$path" --repo-root "$rroot" >>"$BENCH_OUT/base.runs"
+      run new "$BENCH_OUT/new" "$name.$cmd" "$cmd" --path "$path" --repo-root "$rroot" >>"$BENCH_OUT/new.runs"
+    done
+    tb=$(cut -d' ' -f1 "$BENCH_OUT/base.runs" | median)
+    tn=$(cut -d' ' -f1 "$BENCH_OUT/new.runs" | median)
+    cb=$(cut -d' ' -f2 "$BENCH_OUT/base.runs" | median)
+    cn=$(cut -d' ' -f2 "$BENCH_OUT/new.runs" | median)
+    mn=$(cut -d' ' -f3 "$BENCH_OUT/new.runs" | sort -n | tail -n 1)
+    printf '%-22s %-6s %8.2f %8.2f %6.2f %8.2f %8.2f %6.2f %7d\n' "$name" "$cmd" "$tb" "$tn" \
+      "$(awk -v a="$tb" -v b="$tn" 'BEGIN {print (b > 0 ? a / b : 0)}')" "$cb" "$cn" \
+      "$(awk -v a="$cb" -v b="$cn" 'BEGIN {print (b > 0 ? a / b : 0)}')" $((mn / 1024))
   done
 done
 echo "outputs: $BENCH_OUT/{base,new}; diff -r $BENCH_OUT/base $BENCH_OUT/new" >&2

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	iofs "io/fs"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -35,7 +34,7 @@ var buildMu sync.Mutex
 // builder runs kustomize builds the way kustomize-controller does, against a
 // read-only view of the repository: the kustomization.yaml that Flux would
 // generate or rewrite lives in memory only. Every file is read bounded
-// (boundedFS, precheck).
+// (boundedFS).
 type builder struct {
 	root string
 	disk *boundedFS
@@ -65,38 +64,6 @@ func newBuilder(root string) (*builder, error) {
 	}
 	b.ignored = sourceignore.NewDefaultMatcher(patterns, b.domain)
 	return b, nil
-}
-
-// generator returns the kustomization generator for dir. kustomize-controller
-// builds from source-controller's artifact, where the files .sourceignore
-// and its defaults exclude do not exist; when dir has no kustomization file,
-// those files must not be scanned into the one Flux generates (a .sops.yaml
-// creation-rules file is not a Kubernetes object). They are handed to the
-// generator as patterns anchored at dir.
-func (b *builder) generator(ks map[string]any, dir string) *fluxkustomize.Generator {
-	obj := unstructured.Unstructured{Object: ks}
-	if kustomizationFile(dir) != "" {
-		return fluxkustomize.NewGenerator(b.root, obj)
-	}
-	var anchored []string
-	_ = filepath.WalkDir(dir, func(path string, d iofs.DirEntry, err error) error {
-		if err != nil || path == dir {
-			return nil
-		}
-		if !b.ignored.Match(strings.Split(path, string(filepath.Separator)), d.IsDir()) {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, path)
-		anchored = append(anchored, "/"+filepath.ToSlash(rel))
-		if d.IsDir() {
-			return filepath.SkipDir
-		}
-		return nil
-	})
-	if len(anchored) == 0 {
-		return fluxkustomize.NewGenerator(b.root, obj)
-	}
-	return fluxkustomize.NewGeneratorWithIgnore(b.root, strings.Join(anchored, "\n"), obj)
 }
 
 // build builds dir (absolute) of the checkout with the spec of the Flux

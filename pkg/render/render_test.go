@@ -451,7 +451,7 @@ spec:
 		"standup.yaml": "",
 		"clusters/c/ks.yaml": strings.Replace(ks, "NAME", "a", 1) + postBuild +
 			"---\n" + strings.Replace(strings.Replace(ks, "NAME", "b", 1), "./apps", "./apps-b", 1) + postBuild,
-		"apps/ks.yaml": leaf("cert-${DOMAIN/./-}") + "---\n" + leaf("cert-${ZONE/./-}") + "---\n" + leaf("app-${APP}"),
+		"apps/ks.yaml":   leaf("cert-${DOMAIN/./-}") + "---\n" + leaf("cert-${ZONE/./-}") + "---\n" + leaf("app-${APP}"),
 		"apps-b/ks.yaml": leaf("app-${APP}"),
 		"leaf/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leaf, namespace: default}\n",
 	})

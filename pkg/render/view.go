@@ -2,6 +2,10 @@ package render
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
@@ -33,14 +37,48 @@ func (v checkoutView) name(p string) string     { return v.b.rel(p) }
 func (v checkoutView) diskPath(p string) string { return p }
 
 func (v checkoutView) generate(ks map[string]any, dir string) ([]byte, string, error) {
-	if lim := v.b.precheck(dir); lim != nil {
-		return nil, "", lim
+	data, kfile, err := generateKustomization(sourceView{FileSystem: v.b.disk, b: v.b}, ks, dir)
+	if lim, ok := input.IsLimit(err); ok {
+		return nil, "", v.b.relLimit(lim)
 	}
-	data, kfile, _, err := v.b.generator(ks, dir).GenerateManifest(dir)
 	if err != nil {
 		return nil, "", v.b.diagnose(v, dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
 	}
 	return data, kfile, nil
+}
+
+// sourceView is the checkout as Flux's generator scans it when it lists
+// the manifests of a directory without a kustomization file: without the
+// files source-controller leaves out of the artifact (its defaults, such as
+// .sops.yaml, and every .sourceignore), which are not Kubernetes objects
+// and must not be listed. As fluxcd/pkg/kustomize does with ignore
+// patterns, directories are still walked (one holding a kustomization file
+// is listed); only files are hidden, those matched and those under a
+// matched directory.
+type sourceView struct {
+	filesys.FileSystem
+	b *builder
+}
+
+func (v sourceView) Walk(root string, walkFn filepath.WalkFunc) error {
+	var hidden []string
+	return v.FileSystem.Walk(root, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info == nil || path == root {
+			return walkFn(path, info, err)
+		}
+		matched := v.b.ignored.Match(strings.Split(path, string(filepath.Separator)), info.IsDir())
+		under := slices.ContainsFunc(hidden, func(dir string) bool { return strings.HasPrefix(path, dir+string(filepath.Separator)) })
+		if info.IsDir() {
+			if matched && !under {
+				hidden = append(hidden, path)
+			}
+			return walkFn(path, info, err)
+		}
+		if matched || under {
+			return nil
+		}
+		return walkFn(path, info, err)
+	})
 }
 
 // artifactView is an ExternalArtifact's tree. Flux's generator reads only

@@ -229,7 +229,7 @@ func TestGenerateKustomizationMatchesFlux(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				gotData, gotFile, gotErr := generateKustomization(b.disk, ks, abs)
+				gotData, gotFile, _, gotErr := generateKustomization(b.disk, ks, abs, true)
 				if (gotErr != nil) != (wantErr != nil) {
 					t.Fatalf("error %v, Flux's %v", gotErr, wantErr)
 				}

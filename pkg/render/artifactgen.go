@@ -27,15 +27,29 @@ import (
 // the spec of the Flux Kustomization ks (targetNamespace, namePrefix,
 // nameSuffix, patches, components, patchesStrategicMerge, patchesJson6902,
 // images, buildMetadata). TestGenerateKustomizationMatchesFlux holds the two
-// to the same output. It returns the file and its path.
-func generateKustomization(fs filesys.FileSystem, ks map[string]any, dir string) ([]byte, string, error) {
-	data, kfile, created, err := findOrGenerateKustomization(fs, dir)
+// to the same output. It returns the file and its path, and whether it
+// listed the manifests.
+//
+// Flux parses every manifest it lists, to fail the generation on one that
+// is not Kubernetes YAML. Unless validate is set, the manifests are listed
+// without it: kustomize parses each listed file the same way
+// (resource.Factory.SliceFromBytes), so a build that succeeds had none, and
+// the caller of a build that fails generates again with validate, to fail
+// as Flux does.
+func generateKustomization(fs filesys.FileSystem, ks map[string]any, dir string, validate bool) ([]byte, string, bool, error) {
+	data, kfile, created, err := findOrGenerateKustomization(fs, dir, validate)
 	if err != nil {
-		return nil, "", err
+		return nil, "", created, err
 	}
+	out, err := applySpec(fs, ks, dir, data, created)
+	return out, kfile, created, err
+}
+
+// applySpec applies the spec of ks to the kustomization file data of dir.
+func applySpec(fs filesys.FileSystem, ks map[string]any, dir string, data []byte, created bool) ([]byte, error) {
 	kus := kustypes.Kustomization{TypeMeta: kustypes.TypeMeta{APIVersion: kustypes.KustomizationVersion, Kind: kustypes.KustomizationKind}}
 	if err := yaml.Unmarshal(data, &kus); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if !created && len(kus.Resources) == 0 {
 		// Flux's way around kustomize's "kustomization.yaml is empty".
@@ -44,17 +58,16 @@ func generateKustomization(fs filesys.FileSystem, ks map[string]any, dir string)
 	for field, set := range map[string]*string{"targetNamespace": &kus.Namespace, "namePrefix": &kus.NamePrefix, "nameSuffix": &kus.NameSuffix} {
 		v, ok, err := unstructured.NestedString(ks, "spec", field)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		if ok {
 			*set = v
 		}
 	}
 	if err := applySpecLists(&kus, fs, ks, dir); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	out, err := yaml.Marshal(kus)
-	return out, kfile, err
+	return yaml.Marshal(kus)
 }
 
 // applySpecLists appends the patches, components and images of ks to kus,
@@ -169,14 +182,14 @@ func adaptSelector(s *kustomize.Selector) *kustypes.Selector {
 
 // findOrGenerateKustomization returns dir's kustomization file, or one
 // listing the manifests under dir; created is true for the latter.
-func findOrGenerateKustomization(fs filesys.FileSystem, dir string) (data []byte, kfile string, created bool, err error) {
+func findOrGenerateKustomization(fs filesys.FileSystem, dir string, validate bool) (data []byte, kfile string, created bool, err error) {
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
 		if p := filepath.Join(dir, name); fs.Exists(p) && !fs.IsDir(p) {
 			data, err := fs.ReadFile(p)
 			return data, p, false, err
 		}
 	}
-	files, err := scanManifests(fs, dir)
+	files, err := scanManifests(fs, dir, validate)
 	if err != nil {
 		return nil, "", true, err
 	}
@@ -192,10 +205,10 @@ func findOrGenerateKustomization(fs filesys.FileSystem, dir string) (data []byte
 	return data, filepath.Join(dir, konfig.DefaultKustomizationFileName()), true, err
 }
 
-// scanManifests lists the YAML files under base that parse as Kubernetes
-// objects, and the directories that hold a kustomization file of their own
-// (not descended into).
-func scanManifests(fs filesys.FileSystem, base string) ([]string, error) {
+// scanManifests lists the YAML files under base (with validate, failing on
+// one that does not parse as Kubernetes objects), and the directories that
+// hold a kustomization file of their own (not descended into).
+func scanManifests(fs filesys.FileSystem, base string, validate bool) ([]string, error) {
 	var paths []string
 	rf := provider.NewDefaultDepProvider().GetResourceFactory()
 	err := fs.Walk(base, func(path string, info os.FileInfo, err error) (walkErr error) {
@@ -212,6 +225,10 @@ func scanManifests(fs filesys.FileSystem, base string) ([]string, error) {
 			return nil
 		}
 		if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		if !validate {
+			paths = append(paths, path)
 			return nil
 		}
 		data, err := fs.ReadFile(path)

@@ -1,7 +1,9 @@
 package render
 
 import (
+	"errors"
 	iofs "io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -123,6 +125,28 @@ func (fs *boundedFS) ReadDir(path string) ([]string, error) {
 	})
 	return slices.Clone(r.names), r.err
 }
+
+// Walk walks a directory of the root as the secure file system does,
+// without its check of every entry (an lstat of every component of the
+// path): below a directory inside the root, only a symlink can lead out,
+// so only symlinks are checked, by the secure file system, whose error a
+// walk that meets one leading out returns.
+func (fs *boundedFS) Walk(path string, walkFn filepath.WalkFunc) error {
+	if _, _, err := fs.CleanedAbs(path); err != nil {
+		return fs.FileSystem.Walk(path, walkFn)
+	}
+	return filepath.Walk(path, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info != nil && info.Mode()&os.ModeSymlink != 0 {
+			if err := fs.FileSystem.Walk(p, func(string, os.FileInfo, error) error { return errInsideRoot }); err != errInsideRoot {
+				return err
+			}
+		}
+		return walkFn(p, info, err)
+	})
+}
+
+// errInsideRoot is how Walk learns that the secure file system accepts a path.
+var errInsideRoot = errors.New("inside the root")
 
 // Open refuses what ReadFile refuses before the secure file system opens it.
 func (fs *boundedFS) Open(path string) (filesys.File, error) {

@@ -1,12 +1,14 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
@@ -15,21 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/konfig"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
-	"sigs.k8s.io/kustomize/kyaml/openapi"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/kubestandup/standup/internal/input"
 )
-
-// buildMu serialises kustomize builds: krusty has process-wide state (the
-// OpenAPI schema and a map with a known concurrent-write bug), which is why
-// fluxcd/pkg/kustomize serialises its builds too.
-var buildMu sync.Mutex
 
 // builder runs kustomize builds the way kustomize-controller does, against a
 // read-only view of the repository: the kustomization.yaml that Flux would
@@ -46,7 +40,16 @@ type builder struct {
 	// last is the latest build, which the flux-system Kustomization of a
 	// bootstrapped cluster repeats at once.
 	last lastBuild
+	// parallel lets shared builds run side by side (see runKustomize): the
+	// walk sets it once it has made parallelAfter builds.
+	parallel atomic.Bool
 }
+
+// parallelAfter is the number of builds after which a render's builds run
+// side by side: a repository of a few Kustomizations renders faster one
+// build at a time than it would parse kustomize's schema to run them
+// together.
+const parallelAfter = 16
 
 // newBuilder returns a builder for the repository at root (absolute).
 func newBuilder(root string) (*builder, error) {
@@ -83,7 +86,7 @@ func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, 
 	if ks == nil {
 		ks = map[string]any{}
 	}
-	data, kfile, err := v.generate(ks, dir)
+	data, kfile, listed, err := v.generate(ks, dir, false)
 	if err != nil {
 		return nil, err
 	}
@@ -102,17 +105,28 @@ func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, 
 	if res := b.last.get(key); res != nil {
 		return res, nil
 	}
-	fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name}
-	if err := fs.WriteFile(kfile, data); err != nil {
-		return nil, fmt.Errorf("kustomization generation failed: %w", err)
+	mode := sharedBuild
+	switch {
+	case kus.OpenAPI != nil || len(kus.Crds) > 0:
+		mode = exactBuild
+	case len(kus.Vars) > 0:
+		mode = exclusiveBuild
 	}
-	exact := kus.OpenAPI != nil || len(kus.Crds) > 0
-	var rs []*resource.Resource
-	printed := captureOutput(func() { rs, err = b.kustomize(fs, v, dir, kfile, &kus, exact) })
+	fs, rs, printed, err := b.kustomize(v, dir, kfile, data, &kus, mode)
+	if err != nil && fs == nil {
+		return nil, err
+	}
 	if fs.limit != nil {
 		// Whatever kustomize made of the refusal (it tries a file it cannot
 		// read as a directory next), the file is the cause.
 		return nil, b.relLimit(fs.limit)
+	}
+	if err != nil && listed {
+		// A manifest it listed may not be Kubernetes YAML: Flux's
+		// generator says so first.
+		if _, _, _, genErr := v.generate(ks, dir, true); genErr != nil {
+			return nil, genErr
+		}
 	}
 	if err != nil {
 		var reads []string
@@ -130,9 +144,7 @@ func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, 
 	res.remote = fs.remote
 	res.warnings = fs.warnings
 	for _, line := range printed {
-		if !isDeprecation(line) { // already named by file, from recordingFS
-			res.warnings = append(res.warnings, v.name(dir)+": "+line+" (kustomize)")
-		}
+		res.warnings = append(res.warnings, v.name(dir)+": "+line+" (kustomize)")
 	}
 	b.last.put(key, res)
 	return res, nil
@@ -232,36 +244,6 @@ func (b *builder) rel(path string) string {
 	return filepath.ToSlash(rel)
 }
 
-// runKustomize runs krusty with the options of fluxcd/pkg/kustomize.Build
-// (no load restrictions, builtin plugins only, panics recovered). Flux's own
-// Build re-parses the embedded OpenAPI schema on every call (about 150 ms);
-// that isolation only matters when a kustomization customises the schema, so
-// exact selects Flux's Build for that case, and otherwise a schema that a
-// nested kustomization changed is reset after the build.
-func runKustomize(fs filesys.FileSystem, dir string, exact bool) (m resmap.ResMap, err error) {
-	if exact {
-		return fluxkustomize.Build(fs, dir)
-	}
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	before := openapi.GetSchemaVersion()
-	defer func() {
-		if openapi.GetSchemaVersion() != before {
-			openapi.ResetOpenAPI()
-		}
-	}()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("recovered from kustomize build panic: %v", r)
-		}
-	}()
-	k := krusty.MakeKustomizer(&krusty.Options{
-		LoadRestrictions: kustypes.LoadRestrictionsNone,
-		PluginConfig:     kustypes.DisabledPluginConfig(),
-	})
-	return k.Run(fs, dir)
-}
-
 // isKustomizeConfig reports whether u is kustomize's own Kustomization
 // (kustomize.config.k8s.io), which kustomize-controller never applies.
 func isKustomizeConfig(u *unstructured.Unstructured) bool {
@@ -313,6 +295,9 @@ type recordingFS struct {
 	warnings []string
 	// limit is the first file refused by boundedFS.
 	limit *input.LimitError
+	// shared is set while the build runs as a sharedBuild; exclusive, when
+	// a kustomization file it read needs an exclusiveBuild.
+	shared, exclusive bool
 }
 
 // ReadFile reads a file and records its path, and the first file refused.
@@ -327,6 +312,10 @@ func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 	if err != nil || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
 		return data, err
 	}
+	if fs.shared && needsExclusive(data) {
+		fs.exclusive = true
+		return nil, errExclusive
+	}
 	rel := fs.name(path)
 	fs.warnings = append(fs.warnings, deprecations(rel, data)...)
 	local, remote := withoutRemote(data)
@@ -334,6 +323,23 @@ func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 		fs.remote = append(fs.remote, rel+": "+r)
 	}
 	return local, nil
+}
+
+// needsExclusive reports whether a kustomization file uses what only an
+// exclusive build may: vars (their expansion logs) or an OpenAPI schema of
+// its own (kustomize sets it process-wide).
+func needsExclusive(data []byte) bool {
+	if !bytes.Contains(data, []byte("vars")) && !bytes.Contains(data, []byte("openapi")) {
+		return false
+	}
+	var k struct {
+		Vars    []any          `json:"vars"`
+		OpenAPI map[string]any `json:"openapi"`
+	}
+	if err := sigsyaml.Unmarshal(data, &k); err != nil {
+		return true
+	}
+	return len(k.Vars) > 0 || k.OpenAPI != nil
 }
 
 // withoutRemote returns a kustomization file without what kustomize would

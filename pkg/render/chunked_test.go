@@ -78,12 +78,12 @@ func TestChunkedBuildMatchesKustomize(t *testing.T) {
 				if err := fs.WriteFile(kfile, data); err != nil {
 					t.Fatal(err)
 				}
-				if i == 1 && chunkable(fs, b.disk, root, &kus) != tt.chunked {
+				if i == 1 && chunkable(b.disk, root, &kus) != tt.chunked {
 					t.Errorf("chunkable = %v, want %v", !tt.chunked, tt.chunked)
 				}
 				var docs []string
 				if chunk {
-					rs, err := b.kustomize(fs, checkoutView{b}, root, kfile, &kus, false)
+					_, rs, _, err := b.kustomize(checkoutView{b}, root, kfile, data, &kus, sharedBuild)
 					if err != nil {
 						errs[i] = err.Error()
 					}
@@ -95,7 +95,7 @@ func TestChunkedBuildMatchesKustomize(t *testing.T) {
 						docs = append(docs, string(y))
 					}
 				} else {
-					m, err := runKustomize(fs, root, false)
+					m, _, err := runKustomize(fs, root, sharedBuild, true)
 					if err != nil {
 						errs[i] = err.Error()
 					} else {

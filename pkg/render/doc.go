@@ -67,7 +67,16 @@
 // checked before they run. Such a file fails only the Kustomization whose
 // build reads it (Result.Failed, naming the file); the rest of the repository
 // is rendered. So does an object whose postBuild substitution would exceed
-// the bounds of Flux's envsubst (references, escapes). Rendering is linear
+// the bounds of Flux's envsubst (references, escapes).
+//
+// The walk is sequential and its results do not depend on timing, but the
+// builds of the Kustomizations queued next run ahead of it on the other
+// cores (prefetch.go), side by side with each other: kustomize's global
+// OpenAPI schema is parsed before any two builds run together, and a build
+// that would change it or log (a kustomization with openapi or vars) runs
+// alone (buildlock.go). What the disk answers is read once per render
+// (boundedFS), and the garbage collector runs less often while a render
+// runs (GOGC 400 unless GOGC is set). Rendering is linear
 // in the size of the input where standup's own code is concerned; what
 // remains superlinear is kustomize's handling of a mapping, quadratic in its
 // keys, which the width limit bounds.

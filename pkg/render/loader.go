@@ -60,6 +60,10 @@ type loader struct {
 	generators map[tiers.ID]*artifactGenerator
 	artifacts  map[tiers.ID]artifactSource
 	remote     map[tiers.ID][]string
+	// futures holds the builds run ahead of the walk (prefetch.go); nil
+	// once used. builds counts the builds the walk made.
+	futures map[tiers.ID]*future
+	builds  int
 	// failed holds the Kustomizations whose build read a file over a limit.
 	failed []BuildFailure
 	// sopsNamespaces maps "file: Kind/name" of a skipped SOPS document to
@@ -84,6 +88,7 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 		foreignWhy: map[tiers.ID]string{},
 		generators: map[tiers.ID]*artifactGenerator{},
 		artifacts:  map[tiers.ID]artifactSource{},
+		futures:    map[tiers.ID]*future{},
 
 		sopsNamespaces: map[string]map[string]bool{},
 	}
@@ -122,6 +127,7 @@ func (l *loader) run(ctx context.Context, path string) (*Result, error) {
 	if err := l.seed(ctx, root, path, relPath); err != nil {
 		return nil, err
 	}
+	defer l.drainFutures()
 	if err := l.drain(ctx); err != nil {
 		return nil, err
 	}
@@ -257,6 +263,7 @@ func (l *loader) drain(ctx context.Context) error {
 		}
 		id := l.queue[0]
 		l.queue = l.queue[1:]
+		l.prefetch()
 		done, err := l.process(ctx, id, force)
 		if err != nil {
 			return err
@@ -324,7 +331,10 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	if err != nil {
 		return false, err
 	}
-	out, err := l.b.buildIn(v, e.manifest.Object.Object, dir)
+	if l.builds++; l.builds == parallelAfter {
+		l.b.parallel.Store(true)
+	}
+	out, err := l.build(id, v, e.manifest.Object, dir)
 	if lim, ok := input.IsLimit(err); ok {
 		return l.fail(id, lim)
 	}

@@ -24,8 +24,9 @@ type view interface {
 	// or "" when there is none.
 	diskPath(path string) string
 	// generate returns the kustomization file Flux makes for dir from the
-	// Kustomization ks, and that file's path.
-	generate(ks map[string]any, dir string) ([]byte, string, error)
+	// Kustomization ks, that file's path, and whether it listed the
+	// manifests of dir (see generateKustomization for validate).
+	generate(ks map[string]any, dir string, validate bool) ([]byte, string, bool, error)
 }
 
 // checkoutView is the checkout, where fluxcd/pkg/kustomize's generator
@@ -36,15 +37,15 @@ func (v checkoutView) base() filesys.FileSystem { return v.b.disk }
 func (v checkoutView) name(p string) string     { return v.b.rel(p) }
 func (v checkoutView) diskPath(p string) string { return p }
 
-func (v checkoutView) generate(ks map[string]any, dir string) ([]byte, string, error) {
-	data, kfile, err := generateKustomization(sourceView{FileSystem: v.b.disk, b: v.b}, ks, dir)
+func (v checkoutView) generate(ks map[string]any, dir string, validate bool) ([]byte, string, bool, error) {
+	data, kfile, listed, err := generateKustomization(sourceView{FileSystem: v.b.disk, b: v.b}, ks, dir, validate)
 	if lim, ok := input.IsLimit(err); ok {
-		return nil, "", v.b.relLimit(lim)
+		return nil, "", listed, v.b.relLimit(lim)
 	}
 	if err != nil {
-		return nil, "", v.b.diagnose(v, dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
+		return nil, "", listed, v.b.diagnose(v, dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
 	}
-	return data, kfile, nil
+	return data, kfile, listed, nil
 }
 
 // sourceView is the checkout as Flux's generator scans it when it lists
@@ -93,13 +94,13 @@ func (v artifactView) base() filesys.FileSystem { return v.fs }
 func (v artifactView) name(p string) string     { return v.fs.name(p) }
 func (v artifactView) diskPath(p string) string { return v.fs.diskPath(p) }
 
-func (v artifactView) generate(ks map[string]any, dir string) ([]byte, string, error) {
-	data, kfile, err := generateKustomization(v.fs, ks, dir)
+func (v artifactView) generate(ks map[string]any, dir string, validate bool) ([]byte, string, bool, error) {
+	data, kfile, listed, err := generateKustomization(v.fs, ks, dir, validate)
 	if lim, ok := input.IsLimit(err); ok {
-		return nil, "", v.b.relLimit(lim)
+		return nil, "", listed, v.b.relLimit(lim)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("kustomization generation failed: %w", err)
+		return nil, "", listed, fmt.Errorf("kustomization generation failed: %w", err)
 	}
-	return data, kfile, nil
+	return data, kfile, listed, nil
 }

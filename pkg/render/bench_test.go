@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -203,6 +204,43 @@ func BenchmarkLoadScale(b *testing.B) {
 				}
 				if len(res.Objects) != n+1 || len(res.Rendered) != n+1 {
 					b.Fatalf("%d objects, %d rendered, want %d", len(res.Objects), len(res.Rendered), n+1)
+				}
+			}
+		})
+	}
+}
+
+// corpusCases are the repositories of ../shared/corpus (MANIFEST.md there)
+// with their --repo-root and --path, relative to the corpus.
+var corpusCases = []struct{ name, root, path string }{
+	{"onedr0p", "onedr0p__home-ops", "kubernetes/flux/cluster"},
+	{"buroa", "buroa__k8s-gitops", "kubernetes/flux/cluster"},
+	{"kochhaus", "haraldkoch__kochhaus-home", "kubernetes/main/flux/cluster"},
+	{"budimanjojo", "budimanjojo__home-cluster", "cluster/base"},
+	{"ahgraber", "ahgraber__homelab-gitops-k3s", "kubernetes/flux/cluster"},
+	{"xunholy", "xunholy__k8s-gitops/kubernetes", "clusters/cluster-00"},
+	{"toboshii", "toboshii__home-ops", "cluster/flux"},
+	{"helm-example", "fluxcd__flux2-kustomize-helm-example", "clusters/production"},
+	{"multi-tenancy", "fluxcd__flux2-multi-tenancy", "clusters/production"},
+	{"monitoring", "fluxcd__flux2-monitoring-example", "clusters/test"},
+	{"hub-spoke", "fluxcd__flux2-hub-spoke-example", "hub"},
+}
+
+// BenchmarkCorpus loads every repository of the shared corpus the way
+// audit does (Kustomizations and HelmReleases). It is skipped where the
+// corpus is absent; scripts/bench-render.sh times the binaries instead.
+func BenchmarkCorpus(b *testing.B) {
+	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
+	for _, c := range corpusCases {
+		b.Run(c.name, func(b *testing.B) {
+			root := filepath.Join(corpus, c.root)
+			if _, err := os.Stat(root); err != nil {
+				b.Skipf("corpus: %v", err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Load(context.Background(), Options{Path: filepath.Join(root, c.path), RepoRoot: root, Kinds: []string{KindKustomization, KindHelmRelease}}); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

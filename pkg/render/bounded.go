@@ -1,11 +1,12 @@
 package render
 
 import (
+	"errors"
 	iofs "io/fs"
+	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"sync"
-	"time"
 
 	"github.com/fluxcd/pkg/sourceignore"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -15,106 +16,146 @@ import (
 
 // boundedFS is the repository as kustomize reads it: every file is read
 // through input.ReadBounded and checked with input.CheckYAML, so that a
-// named pipe cannot block a build, nor an alias bomb exhaust memory. A file
-// checked once is not checked again until it changes.
+// named pipe cannot block a build, nor an alias bomb exhaust memory. The
+// checkout does not change while it is rendered, so what the disk answers
+// is remembered for the whole render: a file is read and checked once, and
+// the secure file system's checks of a path (an lstat of every component)
+// are made once, however many builds read it (a component that forty
+// kustomizations include, every directory a build's loader confirms).
 type boundedFS struct {
 	filesys.FileSystem
 	mu      sync.Mutex
-	checked map[string]stamp
+	reads   map[string]fileRead
+	exists  map[string]bool
+	isDir   map[string]bool
+	cleaned map[string]cleanedAbs
+	dirs    map[string]dirRead
 }
 
-// stamp identifies the version of a file that was checked.
-type stamp struct {
-	size    int64
-	modTime time.Time
+// fileRead is a remembered ReadFile.
+type fileRead struct {
+	data []byte
+	err  error
+}
+
+// cleanedAbs is a remembered CleanedAbs.
+type cleanedAbs struct {
+	dir  filesys.ConfirmedDir
+	file string
+	err  error
+}
+
+// dirRead is a remembered ReadDir.
+type dirRead struct {
+	names []string
+	err   error
 }
 
 func newBoundedFS(secure filesys.FileSystem) *boundedFS {
-	return &boundedFS{FileSystem: secure, checked: map[string]stamp{}}
+	return &boundedFS{
+		FileSystem: secure,
+		reads:      map[string]fileRead{},
+		exists:     map[string]bool{},
+		isDir:      map[string]bool{},
+		cleaned:    map[string]cleanedAbs{},
+		dirs:       map[string]dirRead{},
+	}
+}
+
+// memo returns m[key], computing and remembering it on a miss.
+func memo[V any](mu *sync.Mutex, m map[string]V, key string, compute func() V) V {
+	mu.Lock()
+	v, ok := m[key]
+	mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	mu.Lock()
+	m[key] = v
+	mu.Unlock()
+	return v
 }
 
 // ReadFile reads a file inside the root, bounded. Paths that do not exist
 // or lie outside the root are left to the secure file system, whose errors
-// kustomize knows.
+// kustomize knows. Callers get a copy: kustomize may change what it reads.
 func (fs *boundedFS) ReadFile(path string) ([]byte, error) {
-	if !fs.FileSystem.Exists(path) || fs.FileSystem.IsDir(path) {
+	r := memo(&fs.mu, fs.reads, path, func() fileRead {
+		data, err := fs.readFile(path)
+		return fileRead{data: data, err: err}
+	})
+	return slices.Clone(r.data), r.err
+}
+
+func (fs *boundedFS) readFile(path string) ([]byte, error) {
+	if !fs.Exists(path) || fs.IsDir(path) {
 		return fs.FileSystem.ReadFile(path)
 	}
-	data, info, err := input.ReadBounded(path)
+	data, _, err := input.ReadBounded(path)
 	if err != nil {
 		return nil, err
-	}
-	st := stamp{size: info.Size(), modTime: info.ModTime()}
-	fs.mu.Lock()
-	seen := fs.checked[path] == st
-	fs.mu.Unlock()
-	if seen {
-		return data, nil
 	}
 	if err := input.CheckYAML(path, data); err != nil {
 		return nil, err
 	}
-	fs.mu.Lock()
-	fs.checked[path] = st
-	fs.mu.Unlock()
 	return data, nil
 }
 
+func (fs *boundedFS) Exists(path string) bool {
+	return memo(&fs.mu, fs.exists, path, func() bool { return fs.FileSystem.Exists(path) })
+}
+
+func (fs *boundedFS) IsDir(path string) bool {
+	return memo(&fs.mu, fs.isDir, path, func() bool { return fs.FileSystem.IsDir(path) })
+}
+
+func (fs *boundedFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
+	c := memo(&fs.mu, fs.cleaned, path, func() cleanedAbs {
+		d, f, err := fs.FileSystem.CleanedAbs(path)
+		return cleanedAbs{dir: d, file: f, err: err}
+	})
+	return c.dir, c.file, c.err
+}
+
+func (fs *boundedFS) ReadDir(path string) ([]string, error) {
+	r := memo(&fs.mu, fs.dirs, path, func() dirRead {
+		names, err := fs.FileSystem.ReadDir(path)
+		return dirRead{names: names, err: err}
+	})
+	return slices.Clone(r.names), r.err
+}
+
+// Walk walks a directory of the root as the secure file system does,
+// without its check of every entry (an lstat of every component of the
+// path): below a directory inside the root, only a symlink can lead out,
+// so only symlinks are checked, by the secure file system, whose error a
+// walk that meets one leading out returns.
+func (fs *boundedFS) Walk(path string, walkFn filepath.WalkFunc) error {
+	if _, _, err := fs.CleanedAbs(path); err != nil {
+		return fs.FileSystem.Walk(path, walkFn)
+	}
+	return filepath.Walk(path, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info != nil && info.Mode()&os.ModeSymlink != 0 {
+			if err := fs.FileSystem.Walk(p, func(string, os.FileInfo, error) error { return errInsideRoot }); err != errInsideRoot {
+				return err
+			}
+		}
+		return walkFn(p, info, err)
+	})
+}
+
+// errInsideRoot is how Walk learns that the secure file system accepts a path.
+var errInsideRoot = errors.New("inside the root")
+
 // Open refuses what ReadFile refuses before the secure file system opens it.
 func (fs *boundedFS) Open(path string) (filesys.File, error) {
-	if fs.FileSystem.Exists(path) && !fs.FileSystem.IsDir(path) {
+	if fs.Exists(path) && !fs.IsDir(path) {
 		if err := input.CheckRegular(path); err != nil {
 			return nil, err
 		}
 	}
 	return fs.FileSystem.Open(path)
-}
-
-// precheck reads, bounded, what fluxcd/pkg/kustomize's generator reads by
-// itself from disk before kustomize runs: the kustomization file of dir, or,
-// when there is none, every YAML file it scans (it parses each one, which
-// would expand an alias bomb, and a named pipe would block it). It returns
-// the first *input.LimitError, and ignores any other error, which the
-// generator reports as it always has.
-func (b *builder) precheck(dir string) *input.LimitError {
-	if kfile := kustomizationFile(dir); kfile != "" {
-		return b.limitOf(kfile)
-	}
-	var limit *input.LimitError
-	_ = filepath.WalkDir(dir, func(path string, d iofs.DirEntry, err error) error {
-		if err != nil || path == dir {
-			return nil
-		}
-		if d.IsDir() {
-			if kustomizationFile(path) != "" {
-				return filepath.SkipDir // read by kustomize, through boundedFS
-			}
-			return nil
-		}
-		if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
-			return nil
-		}
-		if b.ignored.Match(strings.Split(path, string(filepath.Separator)), false) {
-			return nil
-		}
-		limit = b.limitOf(path)
-		if limit != nil {
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return limit
-}
-
-// limitOf reads path through the bounded file system and returns the
-// *input.LimitError it meets (its file relative to the root), nil for
-// anything else.
-func (b *builder) limitOf(path string) *input.LimitError {
-	_, err := b.disk.ReadFile(path)
-	if lim, ok := input.IsLimit(err); ok {
-		return b.relLimit(lim)
-	}
-	return nil
 }
 
 // relLimit returns lim with its file relative to the repository root, as

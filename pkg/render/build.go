@@ -1,13 +1,14 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
-	iofs "io/fs"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	fluxkustomize "github.com/fluxcd/pkg/kustomize"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
@@ -16,26 +17,18 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/konfig"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
-	"sigs.k8s.io/kustomize/kyaml/openapi"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/kubestandup/standup/internal/input"
 )
 
-// buildMu serialises kustomize builds: krusty has process-wide state (the
-// OpenAPI schema and a map with a known concurrent-write bug), which is why
-// fluxcd/pkg/kustomize serialises its builds too.
-var buildMu sync.Mutex
-
 // builder runs kustomize builds the way kustomize-controller does, against a
 // read-only view of the repository: the kustomization.yaml that Flux would
 // generate or rewrite lives in memory only. Every file is read bounded
-// (boundedFS, precheck).
+// (boundedFS).
 type builder struct {
 	root string
 	disk *boundedFS
@@ -47,7 +40,16 @@ type builder struct {
 	// last is the latest build, which the flux-system Kustomization of a
 	// bootstrapped cluster repeats at once.
 	last lastBuild
+	// parallel lets shared builds run side by side (see runKustomize): the
+	// walk sets it once it has made parallelAfter builds.
+	parallel atomic.Bool
 }
+
+// parallelAfter is the number of builds after which a render's builds run
+// side by side: a repository of a few Kustomizations renders faster one
+// build at a time than it would parse kustomize's schema to run them
+// together.
+const parallelAfter = 16
 
 // newBuilder returns a builder for the repository at root (absolute).
 func newBuilder(root string) (*builder, error) {
@@ -67,55 +69,26 @@ func newBuilder(root string) (*builder, error) {
 	return b, nil
 }
 
-// generator returns the kustomization generator for dir. kustomize-controller
-// builds from source-controller's artifact, where the files .sourceignore
-// and its defaults exclude do not exist; when dir has no kustomization file,
-// those files must not be scanned into the one Flux generates (a .sops.yaml
-// creation-rules file is not a Kubernetes object). They are handed to the
-// generator as patterns anchored at dir.
-func (b *builder) generator(ks map[string]any, dir string) *fluxkustomize.Generator {
-	obj := unstructured.Unstructured{Object: ks}
-	if kustomizationFile(dir) != "" {
-		return fluxkustomize.NewGenerator(b.root, obj)
-	}
-	var anchored []string
-	_ = filepath.WalkDir(dir, func(path string, d iofs.DirEntry, err error) error {
-		if err != nil || path == dir {
-			return nil
-		}
-		if !b.ignored.Match(strings.Split(path, string(filepath.Separator)), d.IsDir()) {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, path)
-		anchored = append(anchored, "/"+filepath.ToSlash(rel))
-		if d.IsDir() {
-			return filepath.SkipDir
-		}
-		return nil
-	})
-	if len(anchored) == 0 {
-		return fluxkustomize.NewGenerator(b.root, obj)
-	}
-	return fluxkustomize.NewGeneratorWithIgnore(b.root, strings.Join(anchored, "\n"), obj)
+// build builds dir (absolute) of the checkout with the spec of the Flux
+// Kustomization ks (nil for a plain directory): it generates or rewrites the
+// kustomization file with fluxcd/pkg/kustomize's generator
+// (targetNamespace, namePrefix, nameSuffix, patches, images, components),
+// runs kustomize with Flux's options, and returns every object with the
+// file it came from. Objects carrying a top-level `sops:` key are set
+// aside, and remote resources are not fetched: both are reported in the
+// result.
+func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
+	return b.buildIn(checkoutView{b}, ks, dir)
 }
 
-// build builds dir (absolute) with the spec of the Flux Kustomization ks
-// (nil for a plain directory): it generates or rewrites the kustomization
-// file with fluxcd/pkg/kustomize's generator (targetNamespace, namePrefix,
-// nameSuffix, patches, images, components), runs kustomize with Flux's
-// options, and returns every object with the file it came from. Objects
-// carrying a top-level `sops:` key are set aside, and remote resources are
-// not fetched: both are reported in the result.
-func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
+// buildIn builds dir, an absolute path of v.
+func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, error) {
 	if ks == nil {
 		ks = map[string]any{}
 	}
-	if lim := b.precheck(dir); lim != nil {
-		return nil, lim
-	}
-	data, kfile, _, err := b.generator(ks, dir).GenerateManifest(dir)
+	data, kfile, listed, err := v.generate(ks, dir, false)
 	if err != nil {
-		return nil, b.diagnose(dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
+		return nil, err
 	}
 	var kus kustypes.Kustomization
 	if err := sigsyaml.Unmarshal(data, &kus); err != nil {
@@ -132,31 +105,46 @@ func (b *builder) build(ks map[string]any, dir string) (*buildResult, error) {
 	if res := b.last.get(key); res != nil {
 		return res, nil
 	}
-	fs := &recordingFS{FileSystem: newOverlayFS(b.disk), root: b.root}
-	if err := fs.WriteFile(kfile, data); err != nil {
-		return nil, fmt.Errorf("kustomization generation failed: %w", err)
+	mode := sharedBuild
+	switch {
+	case kus.OpenAPI != nil || len(kus.Crds) > 0:
+		mode = exactBuild
+	case len(kus.Vars) > 0:
+		mode = exclusiveBuild
 	}
-	exact := kus.OpenAPI != nil || len(kus.Crds) > 0
-	var rs []*resource.Resource
-	printed := captureOutput(func() { rs, err = b.kustomize(fs, dir, kfile, &kus, exact) })
+	fs, rs, printed, err := b.kustomize(v, dir, kfile, data, &kus, mode)
+	if err != nil && fs == nil {
+		return nil, err
+	}
 	if fs.limit != nil {
 		// Whatever kustomize made of the refusal (it tries a file it cannot
 		// read as a directory next), the file is the cause.
 		return nil, b.relLimit(fs.limit)
 	}
-	if err != nil {
-		return nil, b.diagnose(dir, fs.reads, fmt.Errorf("kustomize build failed: %w", err))
+	if err != nil && listed {
+		// A manifest it listed may not be Kubernetes YAML: Flux's
+		// generator says so first.
+		if _, _, _, genErr := v.generate(ks, dir, true); genErr != nil {
+			return nil, genErr
+		}
 	}
-	res, err := b.collect(rs, dir, addedOrigin)
+	if err != nil {
+		var reads []string
+		for _, r := range fs.reads {
+			if d := v.diskPath(r); d != "" {
+				reads = append(reads, d)
+			}
+		}
+		return nil, b.diagnose(v, dir, reads, fmt.Errorf("kustomize build failed: %w", err))
+	}
+	res, err := b.collect(rs, v, dir, addedOrigin)
 	if err != nil {
 		return nil, err
 	}
 	res.remote = fs.remote
 	res.warnings = fs.warnings
 	for _, line := range printed {
-		if !isDeprecation(line) { // already named by file, from recordingFS
-			res.warnings = append(res.warnings, b.rel(dir)+": "+line+" (kustomize)")
-		}
+		res.warnings = append(res.warnings, v.name(dir)+": "+line+" (kustomize)")
 	}
 	b.last.put(key, res)
 	return res, nil
@@ -196,12 +184,12 @@ func (b built) toYAML() ([]byte, error) {
 
 // collect turns a build result into manifests, mirroring the checks that
 // kustomize-controller makes on every resource, and sets SOPS documents aside.
-func (b *builder) collect(rs []*resource.Resource, dir string, stripOrigin bool) (*buildResult, error) {
+func (b *builder) collect(rs []*resource.Resource, v view, dir string, stripOrigin bool) (*buildResult, error) {
 	res := &buildResult{}
 	for _, r := range rs {
 		file := ""
 		if origin, err := r.GetOrigin(); err == nil && origin != nil {
-			file = b.originFile(dir, origin.Repo, origin.Path, origin.ConfiguredIn)
+			file = originFile(v, dir, origin.Repo, origin.Path, origin.ConfiguredIn)
 		}
 		if stripOrigin {
 			if err := r.SetOrigin(nil); err != nil {
@@ -231,7 +219,7 @@ func (b *builder) collect(rs []*resource.Resource, dir string, stripOrigin bool)
 
 // originFile converts kustomize's origin annotation, rooted at the build
 // directory, into a slash-separated path relative to the repository root.
-func (b *builder) originFile(dir, repo, path, configuredIn string) string {
+func originFile(v view, dir, repo, path, configuredIn string) string {
 	if repo != "" {
 		return repo + "//" + path
 	}
@@ -244,7 +232,7 @@ func (b *builder) originFile(dir, repo, path, configuredIn string) string {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	return b.rel(path)
+	return v.name(path)
 }
 
 // rel returns path relative to the repository root, slash-separated.
@@ -254,36 +242,6 @@ func (b *builder) rel(path string) string {
 		return filepath.ToSlash(path)
 	}
 	return filepath.ToSlash(rel)
-}
-
-// runKustomize runs krusty with the options of fluxcd/pkg/kustomize.Build
-// (no load restrictions, builtin plugins only, panics recovered). Flux's own
-// Build re-parses the embedded OpenAPI schema on every call (about 150 ms);
-// that isolation only matters when a kustomization customises the schema, so
-// exact selects Flux's Build for that case, and otherwise a schema that a
-// nested kustomization changed is reset after the build.
-func runKustomize(fs filesys.FileSystem, dir string, exact bool) (m resmap.ResMap, err error) {
-	if exact {
-		return fluxkustomize.Build(fs, dir)
-	}
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	before := openapi.GetSchemaVersion()
-	defer func() {
-		if openapi.GetSchemaVersion() != before {
-			openapi.ResetOpenAPI()
-		}
-	}()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("recovered from kustomize build panic: %v", r)
-		}
-	}()
-	k := krusty.MakeKustomizer(&krusty.Options{
-		LoadRestrictions: kustypes.LoadRestrictionsNone,
-		PluginConfig:     kustypes.DisabledPluginConfig(),
-	})
-	return k.Run(fs, dir)
 }
 
 // isKustomizeConfig reports whether u is kustomize's own Kustomization
@@ -328,7 +286,8 @@ func orUnknown(file string) string {
 // of it as it is read, and recorded.
 type recordingFS struct {
 	filesys.FileSystem
-	root   string
+	// name names a path relative to the repository root.
+	name   func(string) string
 	mu     sync.Mutex
 	reads  []string
 	remote []string
@@ -336,6 +295,9 @@ type recordingFS struct {
 	warnings []string
 	// limit is the first file refused by boundedFS.
 	limit *input.LimitError
+	// shared is set while the build runs as a sharedBuild; exclusive, when
+	// a kustomization file it read needs an exclusiveBuild.
+	shared, exclusive bool
 }
 
 // ReadFile reads a file and records its path, and the first file refused.
@@ -350,17 +312,34 @@ func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 	if err != nil || !slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path)) {
 		return data, err
 	}
-	rel, relErr := filepath.Rel(fs.root, path)
-	if relErr != nil {
-		rel = path
+	if fs.shared && needsExclusive(data) {
+		fs.exclusive = true
+		return nil, errExclusive
 	}
-	rel = filepath.ToSlash(rel)
+	rel := fs.name(path)
 	fs.warnings = append(fs.warnings, deprecations(rel, data)...)
 	local, remote := withoutRemote(data)
 	for _, r := range remote {
 		fs.remote = append(fs.remote, rel+": "+r)
 	}
 	return local, nil
+}
+
+// needsExclusive reports whether a kustomization file uses what only an
+// exclusive build may: vars (their expansion logs) or an OpenAPI schema of
+// its own (kustomize sets it process-wide).
+func needsExclusive(data []byte) bool {
+	if !bytes.Contains(data, []byte("vars")) && !bytes.Contains(data, []byte("openapi")) {
+		return false
+	}
+	var k struct {
+		Vars    []any          `json:"vars"`
+		OpenAPI map[string]any `json:"openapi"`
+	}
+	if err := sigsyaml.Unmarshal(data, &k); err != nil {
+		return true
+	}
+	return len(k.Vars) > 0 || k.OpenAPI != nil
 }
 
 // withoutRemote returns a kustomization file without what kustomize would

@@ -31,10 +31,10 @@ func TestRunKustomizeMatchesFlux(t *testing.T) {
 			}
 			dir := filepath.Join(root, tt.dir)
 			var out [2]string
-			for i, exact := range []bool{true, false} {
-				m, err := runKustomize(disk, dir, exact)
+			for i, mode := range []buildMode{exactBuild, sharedBuild} {
+				m, _, err := runKustomize(disk, dir, mode, true)
 				if err != nil {
-					t.Fatalf("exact=%v: %v", exact, err)
+					t.Fatalf("mode %v: %v", mode, err)
 				}
 				data, err := m.AsYaml()
 				if err != nil {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"reflect"
 
@@ -29,17 +30,27 @@ const chunkSize = 64
 // chunks cannot reproduce exactly (a failure, a refused file, a duplicate
 // ID, a resource that kustomize would hash or drop) falls back to the one
 // build, so results and errors are kustomize's own.
-func (b *builder) kustomize(fs *recordingFS, dir, kfile string, kus *kustypes.Kustomization, exact bool) ([]*resource.Resource, error) {
-	if !exact && b.chunkable(fs, dir, kus) {
-		if rs, ok := b.buildChunks(dir, kfile, kus); ok {
-			return rs, nil
+func (b *builder) kustomize(v view, dir, kfile string, data []byte, kus *kustypes.Kustomization, mode buildMode) (*recordingFS, []*resource.Resource, []string, error) {
+	if mode == sharedBuild && chunkable(v.base(), dir, kus) {
+		if rs, printed, ok := buildChunks(v, dir, kfile, kus, b.parallel.Load()); ok {
+			return &recordingFS{name: v.name}, rs, printed, nil
 		}
 	}
-	m, err := runKustomize(fs, dir, exact)
-	if err != nil {
-		return nil, err
+	for {
+		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: mode == sharedBuild}
+		if err := fs.WriteFile(kfile, data); err != nil {
+			return nil, nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
+		}
+		m, printed, err := runKustomize(fs, dir, mode, b.parallel.Load())
+		if fs.exclusive {
+			mode = exclusiveBuild
+			continue
+		}
+		if err != nil {
+			return fs, nil, printed, err
+		}
+		return fs, m.Resources(), printed, nil
 	}
-	return m.Resources(), nil
 }
 
 // chunkable reports whether kus is a plain kustomization of more than
@@ -47,7 +58,7 @@ func (b *builder) kustomize(fs *recordingFS, dir, kfile string, kus *kustypes.Ku
 // is: no name-hash annotation (its rename would reach references in other
 // files) and no local-config annotation (such a resource is dropped after
 // the ID check).
-func (b *builder) chunkable(fs filesys.FileSystem, dir string, kus *kustypes.Kustomization) bool {
+func chunkable(base filesys.FileSystem, dir string, kus *kustypes.Kustomization) bool {
 	if len(kus.Resources) <= chunkSize {
 		return false
 	}
@@ -58,10 +69,10 @@ func (b *builder) chunkable(fs filesys.FileSystem, dir string, kus *kustypes.Kus
 	}
 	for _, r := range kus.Resources {
 		path := filepath.Join(dir, r)
-		if !filepath.IsLocal(r) || !fs.Exists(path) || fs.IsDir(path) {
+		if !filepath.IsLocal(r) || !base.Exists(path) || base.IsDir(path) {
 			return false
 		}
-		data, err := b.disk.ReadFile(path)
+		data, err := base.ReadFile(path)
 		if err != nil || bytes.Contains(data, []byte("needs-hash")) || bytes.Contains(data, []byte("local-config")) {
 			return false
 		}
@@ -73,33 +84,35 @@ func (b *builder) chunkable(fs filesys.FileSystem, dir string, kus *kustypes.Kus
 // with kus's own settings, and returns the resources in order. It returns
 // false when a chunk fails, a file is refused or read from the network, or
 // two resources of different chunks share an ID.
-func (b *builder) buildChunks(dir, kfile string, kus *kustypes.Kustomization) ([]*resource.Resource, bool) {
+func buildChunks(v view, dir, kfile string, kus *kustypes.Kustomization, parallel bool) ([]*resource.Resource, []string, bool) {
 	var all []*resource.Resource
+	var printed []string
 	seen := idSet{}
 	for start := 0; start < len(kus.Resources); start += chunkSize {
 		chunk := *kus
 		chunk.Resources = kus.Resources[start:min(start+chunkSize, len(kus.Resources))]
 		data, err := sigsyaml.Marshal(chunk)
 		if err != nil {
-			return nil, false
+			return nil, nil, false
 		}
-		fs := &recordingFS{FileSystem: newOverlayFS(b.disk), root: b.root}
+		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: true}
 		if err := fs.WriteFile(kfile, data); err != nil {
-			return nil, false
+			return nil, nil, false
 		}
-		m, err := runKustomize(fs, dir, false)
-		if err != nil || fs.limit != nil || len(fs.remote) > 0 {
-			return nil, false
+		m, lines, err := runKustomize(fs, dir, sharedBuild, parallel)
+		if err != nil || fs.limit != nil || len(fs.remote) > 0 || fs.exclusive {
+			return nil, nil, false
 		}
+		printed = append(printed, lines...)
 		rs := m.Resources()
 		for _, r := range rs {
 			if !seen.add(r) {
-				return nil, false
+				return nil, nil, false
 			}
 		}
 		all = append(all, rs...)
 	}
-	return all, true
+	return all, printed, true
 }
 
 // idSet holds resource IDs the way kustomize compares them (group, version,

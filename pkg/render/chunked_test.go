@@ -74,16 +74,16 @@ func TestChunkedBuildMatchesKustomize(t *testing.T) {
 			var out [2]string
 			var errs [2]string
 			for i, chunk := range []bool{false, true} {
-				fs := &recordingFS{FileSystem: newOverlayFS(b.disk), root: root}
+				fs := &recordingFS{FileSystem: newOverlayFS(b.disk), name: b.rel}
 				if err := fs.WriteFile(kfile, data); err != nil {
 					t.Fatal(err)
 				}
-				if i == 1 && b.chunkable(fs, root, &kus) != tt.chunked {
+				if i == 1 && chunkable(b.disk, root, &kus) != tt.chunked {
 					t.Errorf("chunkable = %v, want %v", !tt.chunked, tt.chunked)
 				}
 				var docs []string
 				if chunk {
-					rs, err := b.kustomize(fs, root, kfile, &kus, false)
+					_, rs, _, err := b.kustomize(checkoutView{b}, root, kfile, data, &kus, sharedBuild)
 					if err != nil {
 						errs[i] = err.Error()
 					}
@@ -95,7 +95,7 @@ func TestChunkedBuildMatchesKustomize(t *testing.T) {
 						docs = append(docs, string(y))
 					}
 				} else {
-					m, err := runKustomize(fs, root, false)
+					m, _, err := runKustomize(fs, root, sharedBuild, true)
 					if err != nil {
 						errs[i] = err.Error()
 					} else {

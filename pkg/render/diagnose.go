@@ -14,11 +14,14 @@ import (
 // kustomization file in dir (or, when there is none, the manifests Flux's
 // generator would list), then every file the build read. It returns a
 // *MalformedError naming the first malformed file and document, else cause.
-func (b *builder) diagnose(dir string, reads []string, cause error) error {
+func (b *builder) diagnose(v view, dir string, reads []string, cause error) error {
 	var candidates []string
-	if kfile := kustomizationFile(dir); kfile != "" {
-		candidates = append(candidates, kfile)
-	} else {
+	switch {
+	case v.diskPath(dir) != dir:
+		// An artifact's directory: the files read name its candidates.
+	case kustomizationFile(dir) != "":
+		candidates = append(candidates, kustomizationFile(dir))
+	default:
 		candidates = append(candidates, scanManifestFiles(dir)...)
 	}
 	candidates = append(candidates, reads...)

@@ -19,9 +19,27 @@
 //   - substituteFrom reads ConfigMaps and Secrets from the repository's own
 //     rendered output (Path's build and every Kustomization's), not from a
 //     cluster; a non-optional one that is absent is a warning, not an error;
-//   - a ${VAR} that no variable defines is left as it is (Flux would
-//     substitute an empty string) and reported; ${VAR:=default} works as in Flux;
+//   - a reference to a variable that no variable defines is left as written
+//     and reported, whatever its operator (${VAR}, ${VAR/./-}, ${VAR^^}...):
+//     Flux would substitute an empty string, or the empty string
+//     transformed, and its strict mode refuses the build; an operator that
+//     supplies a value (${VAR:=default}, ${VAR:-default}...) works as in
+//     Flux. Two Flux objects whose names are one only because an unknown
+//     variable is shown as written are one node, with a warning naming
+//     both and the variable;
 //   - SOPS-encrypted documents (a top-level sops key) are skipped with a note;
+//   - a Kustomization whose sourceRef is an ExternalArtifact that an
+//     ArtifactGenerator of the checkout (source.extensions.fluxcd.io)
+//     composes from the repository's sources builds from that artifact's
+//     tree: the generator's copy operations (globs, excludes, Overwrite and
+//     Merge) replayed as a mapping of paths onto the checkout, so that
+//     spec.path, relative references and Manifest.File all follow the
+//     artifact's layout and name the checkout's files. Such an artifact
+//     never stands for the checkout itself: when Path's own Kustomizations
+//     build from one, the checkout stands for the sources its generator
+//     copies from. An ExternalArtifact whose generator is not in the
+//     checkout, copies from another source or extracts tarballs is a
+//     foreign source (below);
 //   - a Kustomization that builds from another source than the repository's
 //     is a node but is not rendered. The repository's sources are those of
 //     the Kustomizations found at Path that build Path itself (flux-system);
@@ -49,7 +67,16 @@
 // checked before they run. Such a file fails only the Kustomization whose
 // build reads it (Result.Failed, naming the file); the rest of the repository
 // is rendered. So does an object whose postBuild substitution would exceed
-// the bounds of Flux's envsubst (references, escapes). Rendering is linear
+// the bounds of Flux's envsubst (references, escapes).
+//
+// The walk is sequential and its results do not depend on timing, but the
+// builds of the Kustomizations queued next run ahead of it on the other
+// cores (prefetch.go), side by side with each other: kustomize's global
+// OpenAPI schema is parsed before any two builds run together, and a build
+// that would change it or log (a kustomization with openapi or vars) runs
+// alone (buildlock.go). What the disk answers is read once per render
+// (boundedFS), and the garbage collector runs less often while a render
+// runs (GOGC 400 unless GOGC is set). Rendering is linear
 // in the size of the input where standup's own code is concerned; what
 // remains superlinear is kustomize's handling of a mapping, quadratic in its
 // keys, which the width limit bounds.

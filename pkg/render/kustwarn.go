@@ -2,8 +2,6 @@ package render
 
 import (
 	"bufio"
-	"bytes"
-	"io"
 	"log"
 	"os"
 	"regexp"
@@ -13,55 +11,138 @@ import (
 	kustypes "sigs.k8s.io/kustomize/api/types"
 )
 
-// stderrMu serialises the swaps of os.Stderr and of the std log output:
-// krusty writes its warnings straight to os.Stderr (deprecated fields) or
-// through the std log package (sorting order, var expansion), where -q
-// cannot silence them and they would mix with our own progress.
-var stderrMu sync.Mutex
+// Kustomize prints some warnings itself: straight to os.Stderr
+// (deprecated fields) or through the std log package (sorting order, var
+// expansion), where -q cannot silence them and they would mix with our own
+// progress. While any render runs, both are redirected into capture, and
+// what a build prints becomes a warning of its build.
+var capture = &printCapture{active: map[*buildPrints]bool{}}
 
-// captureOutput runs fn with os.Stderr and the std logger redirected, and
-// returns the non-empty lines written to them.
-func captureOutput(fn func()) []string {
-	stderrMu.Lock()
-	defer stderrMu.Unlock()
+// printCapture takes what is printed to os.Stderr and the std logger while
+// renders run. Builds run at the same time, so a line is the build's that
+// was alone to run when it was printed; the std logger's lines arrive at
+// once, os.Stderr's through a pipe, possibly later. The only lines that can
+// be printed while another build runs are deprecations, which
+// recordingFS reports by file (they are dropped here), and kyaml's rare
+// node errors: a build whose kustomization files use vars, the one feature
+// that logs, runs alone (see needsExclusive).
+type printCapture struct {
+	mu     sync.Mutex
+	users  int
+	active map[*buildPrints]bool
+	// loose holds the lines printed while no single build ran.
+	loose []string
+	// restore puts os.Stderr and the std logger back; done is closed when
+	// the pipe's reader has read everything.
+	restore func()
+	done    chan struct{}
+}
+
+// buildPrints collects the lines of one build.
+type buildPrints struct{ lines []string }
+
+// start redirects os.Stderr and the std logger for a render, unless an
+// other render has already.
+func (c *printCapture) start() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.users++; c.users > 1 {
+		return
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		// Without a pipe the warnings reach stderr as before; the build
+		// Without a pipe the warnings reach stderr as before; the render
 		// itself must not fail for it.
-		fn()
-		return nil
+		c.restore, c.done = func() {}, nil
+		return
 	}
-	var buf bytes.Buffer
-	done := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(&buf, r)
+	c.done = make(chan struct{})
+	go func(done chan struct{}) {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			c.line(sc.Text())
+		}
+		_ = r.Close()
 		close(done)
-	}()
+	}(c.done)
 	stderr, logOut, logFlags, logPrefix := os.Stderr, log.Writer(), log.Flags(), log.Prefix()
 	os.Stderr = w
-	log.SetOutput(w)
+	log.SetOutput(lineWriter(c.line))
 	log.SetFlags(0)
 	log.SetPrefix("")
-	func() {
-		defer func() {
-			os.Stderr = stderr
-			log.SetOutput(logOut)
-			log.SetFlags(logFlags)
-			log.SetPrefix(logPrefix)
-			_ = w.Close()
-		}()
-		fn()
-	}()
-	<-done
-	_ = r.Close()
-	var lines []string
-	sc := bufio.NewScanner(&buf)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
-			lines = append(lines, line)
-		}
+	c.restore = func() {
+		os.Stderr = stderr
+		log.SetOutput(logOut)
+		log.SetFlags(logFlags)
+		log.SetPrefix(logPrefix)
+		_ = w.Close()
 	}
-	return lines
+}
+
+// stop undoes start once the last render ends, and returns the lines that
+// no single build can be named for.
+func (c *printCapture) stop() []string {
+	c.mu.Lock()
+	if c.users--; c.users > 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	c.restore()
+	done := c.done
+	c.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	loose := c.loose
+	c.loose = nil
+	return loose
+}
+
+// begin marks a build as running.
+func (c *printCapture) begin() *buildPrints {
+	p := &buildPrints{}
+	c.mu.Lock()
+	c.active[p] = true
+	c.mu.Unlock()
+	return p
+}
+
+// end marks a build as done and returns its lines.
+func (c *printCapture) end(p *buildPrints) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.active, p)
+	return p.lines
+}
+
+// line files one printed line.
+func (c *printCapture) line(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" || isDeprecation(text) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.active) == 1 {
+		for p := range c.active {
+			p.lines = append(p.lines, text)
+		}
+		return
+	}
+	c.loose = append(c.loose, text)
+}
+
+// lineWriter hands each line written to it to a function.
+type lineWriter func(string)
+
+func (f lineWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(string(p), "\n") {
+		f(line)
+	}
+	return len(p), nil
 }
 
 // deprecatedRE matches kustomize's deprecation messages

@@ -62,28 +62,28 @@ func TestLoadTurnsKustomizeWarningsIntoWarnings(t *testing.T) {
 }
 
 // stderrOf returns what fn writes to os.Stderr and the std logger. The swaps
-// hold stderrMu, as the builds' own do.
+// hold capture.mu, as the render's own do.
 func stderrOf(t *testing.T, fn func()) string {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderrMu.Lock()
+	capture.mu.Lock()
 	stderr, logOut := os.Stderr, log.Writer()
 	os.Stderr = w
 	log.SetOutput(w)
-	stderrMu.Unlock()
+	capture.mu.Unlock()
 	out := make(chan string)
 	go func() {
 		data, _ := io.ReadAll(r)
 		out <- string(data)
 	}()
 	fn()
-	stderrMu.Lock()
+	capture.mu.Lock()
 	os.Stderr = stderr
 	log.SetOutput(logOut)
-	stderrMu.Unlock()
+	capture.mu.Unlock()
 	_ = w.Close()
 	return <-out
 }

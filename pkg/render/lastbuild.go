@@ -1,5 +1,7 @@
 package render
 
+import "sync"
+
 // buildKey says what a build depends on: the directory and the
 // kustomization file Flux's generator made for it (the repository itself is
 // read-only).
@@ -14,12 +16,15 @@ type buildKey struct {
 // kustomization file, unless its spec patches or renames), and a cluster
 // directory of thousands of Kustomizations takes long to build.
 type lastBuild struct {
+	mu  sync.Mutex
 	key buildKey
 	res *buildResult
 }
 
 // get returns a copy of the result of the build key, or nil.
 func (c *lastBuild) get(key buildKey) *buildResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.res == nil || c.key != key {
 		return nil
 	}
@@ -28,6 +33,8 @@ func (c *lastBuild) get(key buildKey) *buildResult {
 
 // put remembers a copy of res, the result of the build key.
 func (c *lastBuild) put(key buildKey, res *buildResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.key, c.res = key, res.deepCopy()
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -51,7 +52,18 @@ type loader struct {
 	// Kustomizations left unrendered because they build from another source.
 	sources map[tiers.ID]bool
 	foreign map[tiers.ID]flux.Object
-	remote  map[tiers.ID][]string
+	// foreignWhy says why a foreign Kustomization's ExternalArtifact is not
+	// rendered although a generator of the checkout produces it.
+	foreignWhy map[tiers.ID]string
+	// generators holds the ArtifactGenerators of the rendered output;
+	// artifacts, the ExternalArtifacts resolved so far.
+	generators map[tiers.ID]*artifactGenerator
+	artifacts  map[tiers.ID]artifactSource
+	remote     map[tiers.ID][]string
+	// futures holds the builds run ahead of the walk (prefetch.go); nil
+	// once used. builds counts the builds the walk made.
+	futures map[tiers.ID]*future
+	builds  int
 	// failed holds the Kustomizations whose build read a file over a limit.
 	failed []BuildFailure
 	// sopsNamespaces maps "file: Kind/name" of a skipped SOPS document to
@@ -73,17 +85,26 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 		foreign:  map[tiers.ID]flux.Object{},
 		remote:   map[tiers.ID][]string{},
 
+		foreignWhy: map[tiers.ID]string{},
+		generators: map[tiers.ID]*artifactGenerator{},
+		artifacts:  map[tiers.ID]artifactSource{},
+		futures:    map[tiers.ID]*future{},
+
 		sopsNamespaces: map[string]map[string]bool{},
 	}
 }
 
 // index records what later builds look up in a rendered object: postBuild
-// variables, and the Flux sources the checkout defines.
+// variables, the Flux sources the checkout defines and the
+// ArtifactGenerators that compose ExternalArtifacts from them.
 func (l *loader) index(m Manifest) {
 	l.vars.add(m)
 	u := m.Object
-	if strings.HasPrefix(u.GetAPIVersion(), sourceGroup+"/") {
+	switch {
+	case strings.HasPrefix(u.GetAPIVersion(), sourceGroup+"/"):
 		l.sources[tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}] = true
+	case isArtifactGenerator(u):
+		l.indexGenerator(m)
 	}
 }
 
@@ -106,6 +127,7 @@ func (l *loader) run(ctx context.Context, path string) (*Result, error) {
 	if err := l.seed(ctx, root, path, relPath); err != nil {
 		return nil, err
 	}
+	defer l.drainFutures()
 	if err := l.drain(ctx); err != nil {
 		return nil, err
 	}
@@ -165,7 +187,9 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 // from an OCIRepository or Bucket (Flux's own manifests, another team's
 // artifact) is left unrendered rather than built from the wrong files. A
 // directory whose Kustomizations build from no GitRepository at all (an OCI
-// artifact pushed from this checkout) keeps them all.
+// artifact pushed from this checkout) keeps them all. An ExternalArtifact
+// never stands for the checkout: the sources its generator copies from do,
+// when Path's build holds that generator.
 func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
 	sources := map[tiers.ID]bool{}
 	fromGit := false
@@ -174,9 +198,10 @@ func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
 		if err != nil {
 			return err
 		}
-		src := flux.FromKustomization(ks).SourceRef
-		sources[src] = true
-		fromGit = fromGit || src.Kind == sourceGitRepository
+		for _, src := range l.seedSources(flux.FromKustomization(ks).SourceRef) {
+			sources[src] = true
+			fromGit = fromGit || src.Kind == sourceGitRepository
+		}
 	}
 	for src := range sources {
 		if anchored || !fromGit || src.Kind == sourceGitRepository {
@@ -196,6 +221,10 @@ const sourceGitRepository = "GitRepository"
 func (l *loader) warnForeign() {
 	for id, obj := range l.foreign {
 		src := obj.SourceRef
+		if why := l.foreignWhy[id]; why != "" {
+			l.warn(fmt.Sprintf("%s: builds from %s, %s; not rendered", id, src, why))
+			continue
+		}
 		if l.sources[src] {
 			l.warn(fmt.Sprintf("%s: builds from %s, not from the source of the path; not rendered", id, src))
 			continue
@@ -234,6 +263,7 @@ func (l *loader) drain(ctx context.Context) error {
 		}
 		id := l.queue[0]
 		l.queue = l.queue[1:]
+		l.prefetch()
 		done, err := l.process(ctx, id, force)
 		if err != nil {
 			return err
@@ -271,7 +301,20 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 		e.done = true
 		return true, nil
 	}
-	if obj := flux.FromKustomization(ks); !l.local[obj.SourceRef] {
+	var v view = checkoutView{l.b}
+	obj := flux.FromKustomization(ks)
+	if obj.SourceRef.Kind == kindExternalArtifact {
+		a, known := l.artifact(obj.SourceRef)
+		if !known && !force {
+			return false, nil // its generator may be in a build still to come
+		}
+		if a.view == nil {
+			l.foreign[id], l.foreignWhy[id] = obj, a.why
+			e.done = true
+			return true, nil
+		}
+		v = a.view
+	} else if !l.local[obj.SourceRef] {
 		l.foreign[id] = obj
 		e.done = true
 		return true, nil
@@ -279,11 +322,19 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	if !force && !refsPresent(ks, l.vars) {
 		return false, nil
 	}
-	dir, err := l.resolvePath(id, ks, e.manifest.File)
+	var dir string
+	if a, ok := v.(*artifactView); ok {
+		dir, err = l.artifactDir(id, a, ks, e.manifest.File)
+	} else {
+		dir, err = l.resolvePath(id, ks, e.manifest.File)
+	}
 	if err != nil {
 		return false, err
 	}
-	out, err := l.b.build(e.manifest.Object.Object, dir)
+	if l.builds++; l.builds == parallelAfter {
+		l.b.parallel.Store(true)
+	}
+	out, err := l.build(id, v, e.manifest.Object, dir)
 	if lim, ok := input.IsLimit(err); ok {
 		return l.fail(id, lim)
 	}
@@ -324,6 +375,7 @@ func (l *loader) fail(id tiers.ID, lim *input.LimitError) (bool, error) {
 // for the build of Path), and returns the new Kustomizations, sorted.
 func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 	var added []tiers.ID
+	seen := map[tiers.ID]bool{}
 	for _, m := range manifests {
 		kind := fluxKind(m.Object)
 		if kind == "" {
@@ -339,18 +391,25 @@ func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 			continue
 		}
 		e, known := l.entries[id]
+		twice := seen[id]
+		seen[id] = true
 		switch {
 		case !known:
 			l.entries[id] = &entry{kind: kind, manifest: m, appliedBy: copyID(parent)}
 			if kind == KindKustomization {
 				added = append(added, id)
 			}
+		case twice:
+			// Twice in one build: their names differed before substitution.
+			l.warnCollision(id, e, m, parent)
 		case parent == nil:
 		case e.appliedBy == nil:
 			e.appliedBy = copyID(parent)
 			if !e.done {
 				e.manifest, e.ks = m, nil
 			}
+		case *e.appliedBy != *parent && len(unknownVars(id)) > 0:
+			l.warnCollision(id, e, m, parent)
 		case *e.appliedBy != *parent:
 			l.warn(fmt.Sprintf("%s: applied by both %s and %s", id, *e.appliedBy, *parent))
 		}
@@ -358,6 +417,43 @@ func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 	sort.Slice(added, func(i, j int) bool { return added[i].Less(added[j]) })
 	return added
 }
+
+// warnCollision notes two objects that are one node here. When an unknown
+// variable, shown as written, is all their names share, Flux may well see
+// two; that is said, naming both and the variable. Any other collision of
+// one build is kustomize-controller's to report, as before.
+func (l *loader) warnCollision(id tiers.ID, first *entry, m Manifest, parent *tiers.ID) {
+	vars := unknownVars(id)
+	if len(vars) == 0 {
+		return
+	}
+	by := func(applier *tiers.ID) string {
+		if applier == nil {
+			return "the build of the path"
+		}
+		return applier.String()
+	}
+	l.warn(fmt.Sprintf("%s: %s (applied by %s) and %s (applied by %s) are one node here only because %s has no value offline",
+		id, orUnknown(first.manifest.File), by(first.appliedBy), orUnknown(m.File), by(parent), strings.Join(vars, ", ")))
+}
+
+// unknownVars returns the references shown as written in an ID's
+// namespace and name: variables without a value offline (an object's
+// name cannot hold "${" otherwise).
+func unknownVars(id tiers.ID) []string {
+	var out []string
+	for _, s := range []string{id.Namespace, id.Name} {
+		for _, ref := range writtenRef.FindAllString(s, -1) {
+			if !slices.Contains(out, ref) {
+				out = append(out, ref)
+			}
+		}
+	}
+	return out
+}
+
+// writtenRef matches a ${...} reference left as written.
+var writtenRef = regexp.MustCompile(`\$\{[^}]*\}`)
 
 // kustomization decodes a discovered Kustomization, once.
 func (l *loader) kustomization(id tiers.ID) (*kustomizev1.Kustomization, error) {

@@ -102,6 +102,26 @@ func TestLoadFixtures(t *testing.T) {
 			"Kustomization/flux-system/flux-system",
 		},
 	}, {
+		// Kustomizations built from ExternalArtifacts that ArtifactGenerators
+		// of the checkout compose from it: apps from a layout of its own
+		// (production/ refers to ../common), infra from a directory copied
+		// as a directory of its own name, a-late from a generator that
+		// another Kustomization applies; vendor's generator copies from
+		// another source and lost's is nowhere: both are nodes, noted.
+		name: "artifact-generator",
+		path: "clusters/prod",
+		objects: []string{
+			"Kustomization/flux-system/a-late",
+			"Kustomization/flux-system/apps",
+			"Kustomization/flux-system/flux-system",
+			"Kustomization/flux-system/generators",
+			"Kustomization/flux-system/infra",
+			"Kustomization/flux-system/lost",
+			"Kustomization/flux-system/vendor",
+			"HelmRelease/podinfo/podinfo",
+		},
+		edges: []string{"Kustomization/flux-system/apps -> Kustomization/flux-system/infra"},
+	}, {
 		name: "cycle",
 		path: "clusters/c",
 		objects: []string{
@@ -399,4 +419,61 @@ func loadTree(t *testing.T, root, path string) *Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// An unknown variable is shown as written in names, whatever its operator:
+// ${DOMAIN/./-} was shown as "" and two Kustomizations whose names differ
+// only in unknown variables collapsed into one node, silently. Where they
+// are one node all the same (the same name, written with an unknown
+// variable, applied by two Kustomizations), one line names both and the
+// variable.
+func TestLoadUnknownVariablesInNames(t *testing.T) {
+	const ks = `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: NAME
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+`
+	const postBuild = `  postBuild:
+    substitute: {OTHER: x}
+    substituteFrom: [{kind: Secret, name: cluster-secrets, optional: true}]
+`
+	leaf := func(name string) string {
+		return strings.Replace(strings.Replace(ks, "NAME", name, 1), "./apps", "./leaf", 1)
+	}
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"standup.yaml": "",
+		"clusters/c/ks.yaml": strings.Replace(ks, "NAME", "a", 1) + postBuild +
+			"---\n" + strings.Replace(strings.Replace(ks, "NAME", "b", 1), "./apps", "./apps-b", 1) + postBuild,
+		"apps/ks.yaml":   leaf("cert-${DOMAIN/./-}") + "---\n" + leaf("cert-${ZONE/./-}") + "---\n" + leaf("app-${APP}"),
+		"apps-b/ks.yaml": leaf("app-${APP}"),
+		"leaf/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leaf, namespace: default}\n",
+	})
+	res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters", "c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Kustomization/flux-system/a", "Kustomization/flux-system/app-${APP}", "Kustomization/flux-system/b",
+		"Kustomization/flux-system/cert-${DOMAIN/./-}", "Kustomization/flux-system/cert-${ZONE/./-}",
+	}
+	if got := ids(res.Objects); !slices.Equal(got, want) {
+		t.Errorf("objects %q, want %q", got, want)
+	}
+	collision := "Kustomization/flux-system/app-${APP}: apps/ks.yaml (applied by Kustomization/flux-system/a) and apps-b/ks.yaml (applied by Kustomization/flux-system/b) are one node here only because ${APP} has no value offline"
+	if !slices.Contains(res.Warnings, collision) {
+		t.Errorf("warnings %q lack %q", res.Warnings, collision)
+	}
+	if hasWarning(res, "applied by both") {
+		t.Errorf("warnings %q: the collision is said twice", res.Warnings)
+	}
+	if !hasWarning(res, "Kustomization/flux-system/a: variable ${DOMAIN} ", "shown as ${DOMAIN/./-} here") {
+		t.Errorf("warnings %q do not say how ${DOMAIN} is shown", res.Warnings)
+	}
 }

@@ -113,24 +113,27 @@ func substitutionDisabled(u *unstructured.Unstructured) bool {
 
 // substitute runs postBuild variable substitution on the YAML of one object,
 // as kustomize rendered it (quoting kept, as Flux keeps it), with
-// kustomize-controller's rules and one deliberate difference: a bare ${VAR}
-// that no variable defines is left as it is, not replaced by an empty string,
-// so that the offline view shows what could not be resolved. Defaults such
-// as ${VAR:=value} work as in Flux. It returns the substituted object and the
-// variables referenced without a default that are not defined, sorted.
-func substitute(data []byte, vars map[string]string) (map[string]any, []string, error) {
+// kustomize-controller's rules and one deliberate difference: a reference
+// to a variable that no variable defines, where its operator supplies no
+// value of its own (${VAR}, ${VAR/./-}, ${VAR^^}...), is left as written,
+// not replaced by an empty string (or the empty string transformed), so
+// that the offline view shows what could not be resolved; these are the
+// references Flux's strict mode refuses. Defaults such as ${VAR:=value}
+// work as in Flux. It returns the substituted object, the variables so
+// referenced that are not defined, sorted, and how each is written.
+func substitute(data []byte, vars map[string]string) (map[string]any, []string, map[string][]string, error) {
 	nameRE := regexp.MustCompile(varNamePattern)
 	for k := range vars {
 		if !nameRE.MatchString(k) {
-			return nil, nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
+			return nil, nil, nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
 		}
 	}
 	if err := checkSubstitution(string(data)); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	tree, err := parse.Parse(string(data))
 	if err != nil {
-		return nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
+		return nil, nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
 	}
 	refs := map[string]bool{}
 	collectRefs(tree.Root, refs)
@@ -141,19 +144,19 @@ func substitute(data []byte, vars map[string]string) (map[string]any, []string, 
 		}
 	}
 	sort.Strings(unresolved)
-	text, restore := keepBare(string(data), unresolved)
+	text, restore, written := keepUnresolved(string(data), unresolved)
 	out, err := envsubst.Eval(text, func(s string) (string, bool) {
 		return vars[s], true
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
+		return nil, nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
 	}
 	out = restore(out)
 	obj, err := decodeJSON(sigsyaml.YAMLToJSON([]byte(out)))
 	if err != nil {
-		return nil, nil, fmt.Errorf("post build: %w", err)
+		return nil, nil, nil, fmt.Errorf("post build: %w", err)
 	}
-	return obj, unresolved, nil
+	return obj, unresolved, written, nil
 }
 
 // collectRefs records every variable referenced under node; refs[name] is
@@ -210,6 +213,8 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 	if len(vars) == 0 && !always && len(unknownFrom) == 0 {
 		return nil
 	}
+	// How each unresolved variable is written, over all the objects.
+	shown := map[string][]string{}
 	for i := range out {
 		m := &out[i]
 		if substitutionDisabled(m.Object) {
@@ -219,7 +224,7 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		if err != nil {
 			return fmt.Errorf("%s: %w", id, err) // as a failed build says it
 		}
-		obj, unresolved, err := substitute(data, vars)
+		obj, unresolved, written, err := substitute(data, vars)
 		var limit *substituteLimit
 		if errors.As(err, &limit) {
 			return &input.LimitError{File: orUnknown(m.File), Reason: fmt.Sprintf("postBuild substitution of %s: %s; disable it for the object (%s: disabled) or split it",
@@ -230,12 +235,24 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		}
 		m.Object.Object = obj
 		for _, name := range unresolved {
-			if len(unknownFrom) > 0 {
-				l.warn(fmt.Sprintf("%s: variable ${%s} has no value offline (it may come from %s); shown as ${%s} here", id, name, strings.Join(unknownFrom, ", "), name))
-				continue
+			forms := written[name]
+			if len(forms) == 0 {
+				forms = []string{"${" + name + "}"}
 			}
-			l.warn(fmt.Sprintf("%s: variable ${%s} is not defined: Flux would substitute an empty string; shown as ${%s} here", id, name, name))
+			for _, f := range forms {
+				if !slices.Contains(shown[name], f) {
+					shown[name] = append(shown[name], f)
+				}
+			}
 		}
+	}
+	for name, forms := range shown {
+		slices.Sort(forms)
+		if len(unknownFrom) > 0 {
+			l.warn(fmt.Sprintf("%s: variable ${%s} has no value offline (it may come from %s); shown as %s here", id, name, strings.Join(unknownFrom, ", "), strings.Join(forms, ", ")))
+			continue
+		}
+		l.warn(fmt.Sprintf("%s: variable ${%s} is not defined: Flux would substitute an empty string; shown as %s here", id, name, strings.Join(forms, ", ")))
 	}
 	return nil
 }

@@ -3,7 +3,11 @@ package render
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/fluxcd/pkg/envsubst/parse"
 )
 
 // Flux's envsubst is not linear in every input, and kustomize-controller
@@ -39,93 +43,180 @@ func checkSubstitution(text string) error {
 	return nil
 }
 
-// Placeholders that stand for a bare ${NAME} while envsubst runs: private-use
-// characters, which envsubst leaves alone.
+// A placeholder stands for a reference kept as written while envsubst
+// runs: private-use characters around the reference's index, which
+// envsubst leaves alone.
 const (
 	keepOpen  = "\uE000"
 	keepClose = "\uE001"
 )
 
 // kept matches a placeholder.
-var kept = regexp.MustCompile(`\x{E000}[^\x{E000}\x{E001}]*\x{E001}`)
+var kept = regexp.MustCompile(`\x{E000}([0-9]+)\x{E001}`)
 
-// keepBare replaces every bare ${NAME} reference to one of names (an odd run
-// of $ before it) with a placeholder that envsubst leaves alone, and returns
-// the function that puts ${NAME} back in envsubst's output: the effect of
-// escapeBare without the escapes, each of which costs envsubst a copy of the
-// rest of the text (quadratic in a large ConfigMap of dashboards, whose
-// ${variables} are not postBuild's). A text that holds the placeholder
-// characters already is escaped instead.
-func keepBare(text string, names []string) (string, func(string) string) {
+// keepUnresolved replaces every reference that substitution cannot resolve
+// (its variable is one of names, and its operator supplies no value of its
+// own: ${NAME}, ${NAME/./-}, ${NAME^^}... but not ${NAME:=default}) with a
+// placeholder that envsubst leaves alone, and returns the function that
+// puts each reference back, as written, into envsubst's output, and the
+// distinct references to each name, in order. Escaping them instead
+// ($${NAME}) costs envsubst a copy of the rest of the text per escape
+// (quadratic in a large ConfigMap of dashboards, whose ${variables} are not
+// postBuild's); a text that holds the placeholder characters already is
+// escaped all the same (escapeUnresolved).
+func keepUnresolved(text string, names []string) (string, func(string) string, map[string][]string) {
 	same := func(s string) string { return s }
+	forms := map[string][]string{}
 	if len(names) == 0 {
-		return text, same
+		return text, same, forms
+	}
+	note := func(ref, name string) {
+		if !slices.Contains(forms[name], ref) {
+			forms[name] = append(forms[name], ref)
+		}
 	}
 	if strings.Contains(text, keepOpen) || strings.Contains(text, keepClose) {
-		return escapeBare(text, names), same
+		return walkUnresolved(text, setOf(names), false, func(ref, name string) string {
+			note(ref, name)
+			return "$" + ref
+		}), same, forms
 	}
-	plain, odd := splitNames(names)
-	text = bareRef.ReplaceAllStringFunc(text, func(m string) string {
-		// m is a run of $, then {NAME}; run-1 of them stay, escaping each other.
-		if run := strings.IndexByte(m, '{'); run%2 == 1 && plain[m[run+1:len(m)-1]] {
-			return m[:run-1] + keepOpen + m[run+1:len(m)-1] + keepClose
-		}
-		return m
+	var refs []string
+	text = walkUnresolved(text, setOf(names), false, func(ref, name string) string {
+		note(ref, name)
+		refs = append(refs, ref)
+		return keepOpen + strconv.Itoa(len(refs)-1) + keepClose
 	})
-	if len(odd) > 0 {
-		text = escapeBare(text, odd)
+	if len(refs) == 0 {
+		return text, same, forms
 	}
 	return text, func(out string) string {
 		return kept.ReplaceAllStringFunc(out, func(m string) string {
-			return "${" + strings.TrimSuffix(strings.TrimPrefix(m, keepOpen), keepClose) + "}"
+			i, err := strconv.Atoi(m[len(keepOpen) : len(m)-len(keepClose)])
+			if err != nil || i >= len(refs) {
+				return m
+			}
+			return refs[i]
 		})
-	}
+	}, forms
 }
 
-// escapeBare escapes every bare ${NAME} reference to one of names as $${NAME},
-// which envsubst turns back into the literal ${NAME}. A reference already
-// escaped (preceded by an odd number of extra $) is left alone. It makes one
-// pass over text for all the names. keepBare is preferred: envsubst pays for
-// each escape with a copy of the rest of the text.
-func escapeBare(text string, names []string) string {
+// escapeUnresolved escapes every reference keepUnresolved keeps as $${...},
+// which envsubst turns back into the reference as written (a reference
+// nested in it is still substituted). keepUnresolved is preferred:
+// envsubst pays for each escape with a copy of the rest of the text.
+func escapeUnresolved(text string, names []string) string {
 	if len(names) == 0 {
 		return text
 	}
-	plain, odd := splitNames(names)
-	escape := func(m string) string {
-		// m is a run of $, then {NAME}.
-		if run := strings.IndexByte(m, '{'); run%2 == 1 && plain[m[run+1:len(m)-1]] {
-			return "$" + m
-		}
-		return m
-	}
-	text = bareRef.ReplaceAllStringFunc(text, escape)
-	for _, name := range odd {
-		re := regexp.MustCompile(`(\$+)\{` + regexp.QuoteMeta(name) + `\}`)
-		text = re.ReplaceAllStringFunc(text, func(m string) string {
-			if run := strings.Count(m, "$"); run%2 == 1 {
-				return "$" + m
-			}
-			return m
-		})
-	}
-	return text
+	return walkUnresolved(text, setOf(names), false, func(ref, _ string) string { return "$" + ref })
 }
 
-// bareRef matches a ${NAME} reference and the run of $ before it, for a
-// NAME without $, { or }.
-var bareRef = regexp.MustCompile(`(\$+)\{[^${}]*\}`)
+func setOf(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
 
-// splitNames separates the names a single pattern can match (plain) from
-// those holding "$", "{" or "}", which need a pattern of their own.
-func splitNames(names []string) (plain map[string]bool, odd []string) {
-	plain = map[string]bool{}
-	for _, name := range names {
-		if strings.ContainsAny(name, "${}") {
-			odd = append(odd, name)
+// walkUnresolved returns text with every unresolved reference replaced by
+// keep(reference, its variable). It finds references as envsubst's scanner does: "${"
+// after an odd run of "$" ("$$" is an escaped "$"), to the "}" that closes
+// it, nested references counted; inside a function's arguments (inArgs)
+// a backslash escapes the next character too. A reference is unresolved
+// when envsubst parses it as a function of a variable of names whose
+// operator supplies no value, or, where envsubst cannot parse it, when it
+// is ${NAME} of such a name; any other reference is kept and searched for
+// unresolved ones inside.
+func walkUnresolved(text string, names map[string]bool, inArgs bool, keep func(ref, name string) string) string {
+	stops := "$"
+	if inArgs {
+		stops = "$\\"
+	}
+	var out strings.Builder
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '\\' && inArgs && i+1 < len(text) {
+			out.WriteString(text[i : i+2])
+			i += 2
 			continue
 		}
-		plain[name] = true
+		if c != '$' {
+			next := i + 1
+			if j := strings.IndexAny(text[next:], stops); j >= 0 {
+				next += j
+			} else {
+				next = len(text)
+			}
+			out.WriteString(text[i:next])
+			i = next
+			continue
+		}
+		run := i
+		for run < len(text) && text[run] == '$' {
+			run++
+		}
+		if (run-i)%2 == 0 || run == len(text) || text[run] != '{' {
+			out.WriteString(text[i:run])
+			i = run
+			continue
+		}
+		end := refEnd(text, run+1)
+		if end < 0 {
+			out.WriteString(text[i:])
+			break
+		}
+		out.WriteString(text[i : run-1])
+		ref := text[run-1 : end+1]
+		if name, ok := unresolvedRef(ref, names); ok {
+			out.WriteString(keep(ref, name))
+		} else {
+			out.WriteString("${" + walkUnresolved(ref[2:len(ref)-1], names, true, keep) + "}")
+		}
+		i = end + 1
 	}
-	return plain, odd
+	return out.String()
+}
+
+// refEnd returns the index of the "}" that closes the reference whose
+// content starts at start, or -1.
+func refEnd(text string, start int) int {
+	depth := 1
+	for i := start; i < len(text); i++ {
+		switch text[i] {
+		case '\\':
+			i++
+		case '$':
+			run := i
+			for run < len(text) && text[run] == '$' {
+				run++
+			}
+			if (run-i)%2 == 1 && run < len(text) && text[run] == '{' {
+				depth++
+				run++
+			}
+			i = run - 1
+		case '}':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// unresolvedRef reports whether ref ("${...}") reads a variable of names
+// without supplying a value of its own, and returns that variable.
+func unresolvedRef(ref string, names map[string]bool) (string, bool) {
+	tree, err := parse.Parse(ref)
+	if err != nil {
+		inner := ref[2 : len(ref)-1]
+		return inner, names[inner] && !strings.ContainsAny(inner, "${}")
+	}
+	fn, ok := tree.Root.(*parse.FuncNode)
+	if !ok {
+		return "", false
+	}
+	return fn.Param, names[fn.Param] && !isDefaultOp(fn.Name)
 }

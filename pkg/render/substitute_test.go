@@ -38,6 +38,12 @@ func TestSubstitute(t *testing.T) {
 		{name: "dollar without braces is not a reference", value: "$DOMAIN", want: "$DOMAIN"},
 		{name: "mixed defined and undefined", value: "${DOMAIN}-${A}-${B}-${A}", want: "example.org-${A}-${B}-${A}", unresolved: []string{"A", "B"}},
 		{name: "transformation", value: "${DOMAIN^^}", want: "EXAMPLE.ORG"},
+		{name: "replacement", value: "${DOMAIN/./-}-tls", want: "example-org-tls"},
+		// Flux substitutes "" for an undefined variable (its strict mode
+		// refuses it): every reference that reads one is shown as written.
+		{name: "undefined replacement is left as written", value: "${MISSING/./-}-tls", want: "${MISSING/./-}-tls", unresolved: []string{"MISSING"}},
+		{name: "undefined transformations are left as written", value: "${MISSING^^}.${#MISSING}.${MISSING:0:2}.${MISSING%%.*}", want: "${MISSING^^}.${#MISSING}.${MISSING:0:2}.${MISSING%%.*}", unresolved: []string{"MISSING"}},
+		{name: "undefined inside a default", value: "${MISSING:-${OTHER/./-}}", want: "${OTHER/./-}", unresolved: []string{"OTHER"}},
 		{name: "unquoted number becomes a number, as in Flux", value: "${PORT}", vars: map[string]string{"PORT": "8080"}, want: int64(8080)},
 		{name: "invalid variable name", value: "x", vars: map[string]string{"bad-name": "1"}, wantErr: "'bad-name' var name is invalid"},
 		{name: "unclosed brace", value: "${DOMAIN", wantErr: "envsubst error"},
@@ -49,7 +55,7 @@ func TestSubstitute(t *testing.T) {
 				v = tt.vars
 			}
 			doc := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  key: " + tt.value + "\n"
-			obj, unresolved, err := substitute([]byte(doc), v)
+			obj, unresolved, _, err := substitute([]byte(doc), v)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
@@ -145,7 +151,7 @@ func TestSubstitutionDisabled(t *testing.T) {
 	}
 }
 
-// escapeEach is escapeBare as it was, one pass per name: the reference the
+// escapeEach is escapeUnresolved as it was for bare references, one pass per name: the reference the
 // single pass must agree with.
 func escapeEach(text string, names []string) string {
 	for _, name := range names {
@@ -160,11 +166,13 @@ func escapeEach(text string, names []string) string {
 	return text
 }
 
-func TestEscapeBare(t *testing.T) {
+func TestEscapeUnresolved(t *testing.T) {
 	tests := []struct {
 		text  string
 		names []string
 		want  string
+		// notBare is set where a reference is not a bare ${NAME}.
+		notBare bool
 	}{
 		{text: "${A}", names: []string{"A"}, want: "$${A}"},
 		{text: "${A}", names: nil, want: "${A}"},
@@ -178,21 +186,23 @@ func TestEscapeBare(t *testing.T) {
 		{text: "${a.b} ${a-b}", names: []string{"a.b"}, want: "$${a.b} ${a-b}"},
 		{text: "${a$b} ${A}", names: []string{"a$b", "A"}, want: "${a$b} $${A}"},
 		{text: "${{A}", names: []string{"A"}, want: "${{A}"},
+		{text: "${A/./-} ${A^^} ${#A} ${A:1:2} ${A%%.*}", names: []string{"A"}, want: "$${A/./-} $${A^^} $${#A} $${A:1:2} $${A%%.*}", notBare: true},
+		{text: "${A:=x} ${A:-${B/./-}} ${C//./${A}}", names: []string{"A", "B"}, want: "${A:=x} ${A:-$${B/./-}} ${C//./$${A}}", notBare: true},
 	}
 	for _, tt := range tests {
-		got := escapeBare(tt.text, tt.names)
+		got := escapeUnresolved(tt.text, tt.names)
 		if got != tt.want {
-			t.Errorf("escapeBare(%q, %q) = %q, want %q", tt.text, tt.names, got, tt.want)
+			t.Errorf("escapeUnresolved(%q, %q) = %q, want %q", tt.text, tt.names, got, tt.want)
 		}
-		if each := escapeEach(tt.text, tt.names); got != each {
-			t.Errorf("escapeBare(%q, %q) = %q, one pass per name gives %q", tt.text, tt.names, got, each)
+		if each := escapeEach(tt.text, tt.names); !tt.notBare && got != each {
+			t.Errorf("escapeUnresolved(%q, %q) = %q, one pass per name gives %q", tt.text, tt.names, got, each)
 		}
 	}
 }
 
-// keepBare must give envsubst's output what escapeBare gives it, except
-// where an escape inside a default broke the function (want).
-func TestKeepBareMatchesEscapeBare(t *testing.T) {
+// keepUnresolved must give envsubst's output what escapeUnresolved gives it,
+// except where an escape inside a default broke the function (want).
+func TestKeepUnresolvedMatchesEscapeUnresolved(t *testing.T) {
 	vars := map[string]string{"DOMAIN": "example.org"}
 	tests := []struct {
 		text  string
@@ -208,17 +218,19 @@ func TestKeepBareMatchesEscapeBare(t *testing.T) {
 		{text: "${x${A}} ${{A}", names: []string{"A"}},
 		{text: "text \uE000 ${A}", names: []string{"A"}},
 		{text: "$A ${A:=d} ${A}", names: []string{"A"}},
+		{text: "${A/./-}-tls ${DOMAIN/./-} ${A^^} ${A:-${B/x/y}}", names: []string{"A", "B"}, want: "${A/./-}-tls example-org ${A^^} ${B/x/y}"},
+		{text: `${A/\}/x} ${A}`, names: []string{"A"}},
 	}
 	mapping := func(s string) (string, bool) { return vars[s], true }
 	for _, tt := range tests {
-		want, wantErr := envsubst.Eval(escapeBare(tt.text, tt.names), mapping)
+		want, wantErr := envsubst.Eval(escapeUnresolved(tt.text, tt.names), mapping)
 		if tt.want != "" {
 			want = tt.want
 		}
-		kept, restore := keepBare(tt.text, tt.names)
+		kept, restore, _ := keepUnresolved(tt.text, tt.names)
 		got, err := envsubst.Eval(kept, mapping)
 		if (err != nil) != (wantErr != nil) || err == nil && restore(got) != want {
-			t.Errorf("%q: keepBare gives %q (%v), want %q (%v)", tt.text, restore(got), err, want, wantErr)
+			t.Errorf("%q: keepUnresolved gives %q (%v), want %q (%v)", tt.text, restore(got), err, want, wantErr)
 		}
 	}
 }

@@ -11,8 +11,12 @@ import (
 	"github.com/kubestandup/standup/pkg/kube"
 )
 
-// globalOptions are the flags every command shares, read from the context.
+// globalOptions are the flags every command shares, read from the context,
+// and the name standup was invoked by.
 type globalOptions struct {
+	// Prog is the command line's program as the user typed it: "standup",
+	// "kubectl standup" or "flux standup", for the hints in messages.
+	Prog       string
 	Kubeconfig string
 	Context    string
 	Namespace  string
@@ -34,6 +38,7 @@ func globals(c *cli.Context) globalOptions {
 		output = format // guard refused any other
 	}
 	return globalOptions{
+		Prog:           c.App.HelpName,
 		Kubeconfig:     setAt(c, "kubeconfig").String("kubeconfig"),
 		Context:        setAt(c, "context").String("context"),
 		Namespace:      setAt(c, "namespace").String("namespace"),

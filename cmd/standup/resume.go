@@ -40,7 +40,7 @@ func resumeCommand(streams Streams) *cli.Command {
 			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most this many at once (0: unlimited)"},
 			&cli.StringFlag{Name: "crds", Destination: &o.CRDs, Usage: "CRD bundle directory for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
-			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "kinds to walk; only Kustomization for now"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "kinds to walk (ks or Kustomization); only Kustomizations for now"},
 			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
 			&cli.StringSliceFlag{Name: "only", Destination: &o.Only, Usage: "walk only these nodes and their ancestors"},
 			&cli.StringSliceFlag{Name: "exclude", Destination: &o.Exclude, Usage: "leave these nodes out"},
@@ -50,9 +50,13 @@ func resumeCommand(streams Streams) *cli.Command {
 }
 
 func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []string, streams Streams) error {
-	for _, k := range opts.Kinds.Value() {
+	kinds, err := parseKinds(opts.Kinds.Value())
+	if err != nil {
+		return err
+	}
+	for _, k := range kinds {
 		if k != flux.KindKustomization {
-			return usageErrorf("resume walks Kustomizations only: %s is not walked yet, because helm-controller cannot be run in standup's test world to prove it (see them with standup tiers --kinds Kustomization,HelmRelease)", k)
+			return usageErrorf("resume walks Kustomizations only: %s is not walked yet, because helm-controller cannot be run in standup's test world to prove it (see them with %s tiers --kinds ks,hr)", k, g.Prog)
 		}
 	}
 	names, err := resumeNames(args)
@@ -72,7 +76,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 		return err
 	}
 	sel := tiers.Selection{Only: append(opts.Only.Value(), names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
-	if err := checkSelection(objs, sel); err != nil {
+	if err := checkSelection(objs, sel, g.Prog); err != nil {
 		return err
 	}
 	walkOpts := wait.Options{

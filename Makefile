@@ -1,5 +1,5 @@
 # The two commands README.md promises: `make run` and `make test`.
-.PHONY: run test unit testenv fuzz demo bench
+.PHONY: run test unit testenv fuzz demo bench man
 
 run:
 	go run ./cmd/standup tiers --path examples/homelab/clusters/prod
@@ -18,3 +18,8 @@ fuzz:
 
 demo:
 	bash scripts/demo.sh
+
+# One man page per command, from each command's --help (examples included),
+# into ./man (git-ignored: generated, like a release's archives).
+man:
+	go run ./cmd/standup __man man

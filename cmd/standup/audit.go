@@ -20,9 +20,9 @@ type auditOptions struct {
 	FromCluster       bool
 }
 
-func auditCommand(streams Streams) *cli.Command {
+func auditCommand(streams Streams, prog string) *cli.Command {
 	o := &auditOptions{}
-	return &cli.Command{
+	return withExamples(&cli.Command{
 		Name:  "audit",
 		Usage: "find cold-start hazards in a git checkout: second-order kinds, missing dependsOn edges, unguarded CRD providers",
 		Description: "Renders every Kustomization offline as kustomize-controller would, classifies where each object's kind\n" +
@@ -30,8 +30,8 @@ func auditCommand(streams Streams) *cli.Command {
 			"chartCRDs and kustomizationCRDs) and reports hazards with a code, a file and a fix (docs/audit.md). Exits 1 when any hazard is\n" +
 			"an error. Output formats: " + strings.Join(printer.AuditFormats(), ", ") + ".",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "path", Destination: &o.Path, Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
-			&cli.StringFlag{Name: "repo-root", Destination: &o.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
+			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "allow-unknown-kinds", Destination: &o.AllowUnknownKinds, Usage: "report kinds of unknown origin as warnings, not errors"},
 			&cli.BoolFlag{Name: "from-cluster", Destination: &o.FromCluster, Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (needs --path and a cluster; formats yaml (or text), json)"},
 		},
@@ -41,7 +41,14 @@ func auditCommand(streams Streams) *cli.Command {
 			}
 			return runAudit(c.Context, globals(c), *o, streams)
 		},
-	}
+	}, prog,
+		"# the cold-start hazards of a checkout, before merge",
+		"standup audit --path clusters/prod",
+		"# for code scanning (exit 1 when a hazard is an error)",
+		"standup audit --path clusters/prod -o sarif > audit.sarif",
+		"# the standup.yaml entries for the CRDs a healthy cluster creates at runtime",
+		"standup audit --from-cluster --path clusters/prod >> standup.yaml",
+	)
 }
 
 func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams Streams) error {

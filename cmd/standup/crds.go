@@ -22,20 +22,27 @@ type crdsOptions struct {
 	NodeTimeout time.Duration
 }
 
-func crdsCommand(streams Streams) *cli.Command {
+func crdsCommand(streams Streams, prog string) *cli.Command {
 	o := &crdsOptions{}
-	return &cli.Command{
+	return withExamples(&cli.Command{
 		Name:  "crds",
 		Usage: "find Kustomizations deadlocked on CRDs created at runtime, prove it, and create only the missing CRDs",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "crds", Destination: &o.Bundle, Usage: "CRD bundle directory (default: " + crds.DefaultBundleDir + ")"},
+			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.Bundle, Usage: "CRD bundle directory (default: " + crds.DefaultBundleDir + ")"},
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the diagnosis and what would be created; change nothing"},
 			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "legacy fallback: create every bundle CRD absent from the cluster (never touches one that exists)"},
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a repaired Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
 		},
-		Subcommands: []*cli.Command{captureCommand(streams)},
+		Subcommands: []*cli.Command{captureCommand(streams, prog)},
 		Action:      func(c *cli.Context) error { return runCRDs(c.Context, globals(c), *o, streams) },
-	}
+	}, prog,
+		"# which Kustomizations are deadlocked on a missing CRD, and what would repair them",
+		"standup crds --dry-run",
+		"# repair them from the bundle in bootstrap/crds",
+		"standup crds",
+		"# the diagnosis for a program",
+		"standup crds --dry-run -o json | jq '.repairs[].diagnosis.kustomization.name'",
+	)
 }
 
 // runCRDs diagnoses every Kustomization against a fresh list of CRDs, prints

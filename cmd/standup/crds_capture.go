@@ -16,9 +16,9 @@ type captureOptions struct {
 	Groups cli.StringSlice
 }
 
-func captureCommand(streams Streams) *cli.Command {
+func captureCommand(streams Streams, prog string) *cli.Command {
 	o := &captureOptions{}
-	return &cli.Command{
+	return withExamples(&cli.Command{
 		Name:  "capture",
 		Usage: "write the CRDs no Flux Kustomization applied (created by operators at runtime): the bundle for a stuck cluster",
 		Flags: []cli.Flag{
@@ -26,7 +26,12 @@ func captureCommand(streams Streams) *cli.Command {
 			&cli.StringSliceFlag{Name: "group", Destination: &o.Groups, Usage: "only CRDs of these API groups"},
 		},
 		Action: func(c *cli.Context) error { return runCapture(c.Context, globals(c), *o, streams) },
-	}
+	}, prog,
+		"# on a healthy cluster, the bundle a stuck one will need",
+		"standup crds capture --out bootstrap/crds",
+		"# only the CRDs of one operator",
+		"standup crds capture --out bootstrap/crds --group cdi.kubevirt.io",
+	)
 }
 
 // runCapture writes, one file each, the live CRDs that no Kustomization's

@@ -23,22 +23,31 @@ type tiersOptions struct {
 	Kinds        cli.StringSlice
 }
 
-func tiersCommand(streams Streams) *cli.Command {
+func tiersCommand(streams Streams, prog string) *cli.Command {
 	opts := &tiersOptions{}
-	return &cli.Command{
+	return withExamples(&cli.Command{
 		Name:  "tiers",
 		Usage: "print the tier order of the Flux graph, live or from a git checkout (--path)",
 		Description: "Derives tiers from spec.dependsOn: tier 0 has no dependencies, every other node's tier is one more\n" +
 			"than the highest tier among its dependencies. Output formats: " + strings.Join(printer.TiersFormats(), ", ") + ".",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "path", Destination: &opts.Path, Usage: "read the graph offline from this directory of a git checkout (e.g. clusters/prod)"},
-			&cli.StringFlag{Name: "repo-root", Destination: &opts.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &opts.Path, Usage: "read the graph offline from this directory of a git checkout (e.g. clusters/prod)"},
+			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &opts.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "allow-missing", Destination: &opts.AllowMissing, Usage: "treat dependencies on absent objects as external, with a warning"},
 			&cli.BoolFlag{Name: "no-headers", Destination: &opts.NoHeaders, Usage: "text: leave out the header row"},
 			&cli.StringSliceFlag{Name: "kinds", Destination: &opts.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "Flux kinds to graph: ks (Kustomization), hr (HelmRelease), in any case"},
 		},
 		Action: func(c *cli.Context) error { return runTiers(c.Context, globals(c), *opts, streams) },
-	}
+	}, prog,
+		"# the tier order of a git checkout, no cluster needed",
+		"standup tiers --path clusters/prod",
+		"# the live graph with each Kustomization's Ready state, HelmReleases too",
+		"standup tiers --kinds ks,hr",
+		"# the names in tier 2, for a script",
+		"standup tiers --path clusters/prod --no-headers | awk '$1 == 2 {print $2}'",
+		"# a picture of the graph",
+		"standup tiers --path clusters/prod -o dot | dot -Tsvg > tiers.svg",
+	)
 }
 
 func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams Streams) error {

@@ -7,7 +7,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/kubestandup/standup/pkg/flux")
+	"github.com/kubestandup/standup/pkg/flux"
+)
 
 // writeTiersTable writes one row per node, grouped by tier, for people and
 // for awk alike: every row is complete (its tier repeated, an empty value

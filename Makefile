@@ -1,5 +1,5 @@
 # The two commands README.md promises: `make run` and `make test`.
-.PHONY: run test unit testenv fuzz demo bench build install release-check release-snapshot
+.PHONY: run test unit testenv fuzz demo bench build install release-check release-snapshot man
 
 # The version stamped into the binary: the nearest tag, else the commit, with
 # -dirty for uncommitted changes. Without git it is empty and the binary
@@ -45,3 +45,8 @@ release-check:
 # tag needed; one build at a time, so that the second only links.
 release-snapshot:
 	$(GORELEASER) build --snapshot --clean --single-target --parallelism 1
+
+# One man page per command, from each command's --help (examples included),
+# into ./man (git-ignored: generated, like a release's archives).
+man:
+	go run ./cmd/standup __man man

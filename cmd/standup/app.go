@@ -25,57 +25,95 @@ type Streams struct {
 }
 
 // Run is standup's whole program, minus the process exit. args includes the
-// program name, as os.Args does.
+// program name, as os.Args does: it says how standup was invoked (as
+// kubectl-standup, help and errors say "kubectl standup").
 func Run(ctx context.Context, args []string, streams Streams) error {
-	app := newApp(streams)
+	arg0 := ""
+	if len(args) > 0 {
+		arg0 = args[0]
+	}
+	prog, bin := invocation(arg0)
+	app := newApp(streams, prog, bin)
 	notFound := false
+	// `standup help NAME` for a NAME that is no command.
 	app.CommandNotFound = func(c *cli.Context, name string) {
-		fmt.Fprintf(streams.Err, "standup: unknown command %q (see standup --help)\n", name)
+		fmt.Fprintf(streams.Err, "%s: %v\n", prog, unknownCommand(c, name))
 		notFound = true
 	}
 	err := app.RunContext(ctx, cliargs.Interspersed(app, args))
 	if notFound && err == nil {
-		return &reported{&usageError{errors.New("unknown command")}}
+		err = &reported{&usageError{errors.New("unknown command")}}
 	}
 	var ee cli.ExitCoder
 	if errors.As(err, &ee) && !decided(err) {
-		return usageErrorf("%s", strings.TrimSpace(err.Error()))
+		err = usageErrorf("%s", strings.TrimSpace(err.Error()))
 	}
-	return err
+	if err != nil {
+		return &invokedError{prog: prog, err: err}
+	}
+	return nil
 }
 
 // newApp builds the command tree: every command shares the global flags and
-// is guarded (positional words and -o checked, --timeout applied).
-func newApp(streams Streams) *cli.App {
+// is guarded (positional words and -o checked, --timeout applied). prog is
+// how the user invoked standup ("kubectl standup"), for help; bin the
+// program's file name, for completion.
+func newApp(streams Streams, prog, bin string) *cli.App {
 	app := &cli.App{
-		Name:                 "standup",
-		Usage:                "bring a Flux cluster up in dependency order, and repair cold-start deadlocks",
-		Version:              buildVersion(),
-		HideVersion:          true,
-		Reader:               streams.In,
-		Writer:               streams.Out,
-		ErrWriter:            streams.Err,
-		Flags:                globalFlags(),
-		EnableBashCompletion: true,
-		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErrorf("%v (see standup --help)", err)
+		Name:        "standup",
+		HelpName:    prog,
+		Usage:       "bring a Flux cluster up in dependency order, and repair cold-start deadlocks",
+		Version:     buildVersion(),
+		HideVersion: true,
+		Reader:      streams.In,
+		Writer:      streams.Out,
+		ErrWriter:   streams.Err,
+		Flags: append(globalFlags(),
+			// The root's own: commands take --help, not --version.
+			&cli.BoolFlag{Name: "version", Usage: "print standup's version (as the version command does) and exit"}),
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageErrorOf(c, err)
 		},
 		Before: func(c *cli.Context) error {
 			configureLogging(streams.Err, c.Bool("verbose"))
 			return nil
 		},
-		Commands: []*cli.Command{
-			versionCommand(streams),
-			tiersCommand(streams),
-			resumeCommand(streams),
-			crdsCommand(streams),
-			auditCommand(streams),
-			checkCommand(streams),
+		Action: func(c *cli.Context) error {
+			return rootAction(c, func() error {
+				return printer.PrintVersion(streams.Out, printer.FormatText, currentVersion())
+			})
 		},
+		Commands: []*cli.Command{
+			// version.go is the release's: its examples are given here.
+			withExamples(versionCommand(streams), prog,
+				"# the version, and the Flux APIs and releases it is tested with",
+				"standup version",
+				"# for a script",
+				"standup version -o json | jq -r .version"),
+			tiersCommand(streams, prog),
+			resumeCommand(streams, prog),
+			crdsCommand(streams, prog),
+			auditCommand(streams, prog),
+			checkCommand(streams, prog),
+			completionCommand(streams, prog, bin),
+			manCommand(streams),
+		},
+		CustomAppHelpTemplate: cli.AppHelpTemplate + examplesSection(prog, []string{
+			"# the tier order of a git checkout, no cluster needed",
+			"standup tiers --path clusters/prod",
+			"# what a walk of the live graph would do now, then the walk",
+			"standup resume --dry-run",
+			"standup resume",
+			"# find the Kustomizations deadlocked on a missing CRD, and repair them",
+			"standup crds --dry-run",
+			"standup crds",
+			"# audit a checkout before merge, for code scanning",
+			"standup audit --path clusters/prod -o sarif > audit.sarif",
+		}),
 	}
 	for _, cmd := range app.Commands {
-		shareGlobalFlags(cmd, app.OnUsageError)
+		shareGlobalFlags(cmd, "", app.OnUsageError)
 		guard(cmd)
 	}
 	return app
@@ -87,6 +125,9 @@ func newApp(streams Streams) *cli.App {
 // --timeout bounds the whole command, and an error caused by the deadline
 // or by Ctrl-C gets its exit code whatever layer reported it.
 func guard(cmd *cli.Command) {
+	if cmd.Hidden { // standup's own tooling (__man), not a user's command
+		return
+	}
 	for _, sub := range cmd.Subcommands {
 		guard(sub)
 	}

@@ -161,11 +161,15 @@ func TestRequestTimeoutEndsARequestTheServerNeverAnswers(t *testing.T) {
 }
 
 // TestEveryCommandHasRegisteredFormats: guard checks -o against the printer
-// registry for every command, so every command must be in it.
+// registry for every command, so every command must be in it (but the
+// hidden tooling, which guard leaves alone).
 func TestEveryCommandHasRegisteredFormats(t *testing.T) {
 	var walk func(prefix string, cmds []*cli.Command)
 	walk = func(prefix string, cmds []*cli.Command) {
 		for _, cmd := range cmds {
+			if cmd.Hidden {
+				continue
+			}
 			path := prefix + cmd.Name
 			if _, ok := printer.FormatsOf(path); !ok && cmd.Action != nil {
 				t.Errorf("%s: no output formats registered", path)
@@ -173,7 +177,7 @@ func TestEveryCommandHasRegisteredFormats(t *testing.T) {
 			walk(path+" ", cmd.Subcommands)
 		}
 	}
-	walk("", newApp(Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}).Commands)
+	walk("", newApp(Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, "standup", "standup").Commands)
 	if _, ok := printer.FormatsOf("audit --from-cluster"); !ok {
 		t.Error("audit --from-cluster: no output formats registered")
 	}
@@ -190,8 +194,10 @@ func TestBadOutputFormatIsRefusedBeforeAnyRequest(t *testing.T) {
 		want string
 	}{
 		{[]string{"version", "-o", "yaml"}, `version: unknown output format "yaml" (want text or json)`},
-		{[]string{"tiers", "-o", "text"}, `tiers: unknown output format "text" (want one of: table, json, yaml, dot, mermaid, shell)`},
-		{[]string{"-o", "table", "resume", "apps", "--dry-run"}, `resume: unknown output format "table" (want text or json)`},
+		{[]string{"tiers", "-o", "sarif"}, `tiers: unknown output format "sarif" (want one of: text, json, yaml, dot, mermaid, shell)`},
+		{[]string{"-o", "yaml", "resume", "apps", "--dry-run"}, `resume: unknown output format "yaml" (want text or json)`},
+		{[]string{"crds", "-o", "yaml", "--crds", "."}, `crds: unknown output format "yaml" (want text or json)`},
+		{[]string{"crds", "capture", "-o", "sarif", "--out", "."}, `crds capture: unknown output format "sarif" (want text or json)`},
 		{[]string{"audit", "-o", "yaml", "--path", "../../examples/homelab/clusters/prod"}, `audit: unknown output format "yaml" (want one of: text, json, sarif)`},
 		{[]string{"audit", "--from-cluster", "-o", "sarif", "--path", "../../examples/homelab/clusters/prod"}, `audit --from-cluster: unknown output format "sarif" (want one of: yaml, text, json)`},
 		{[]string{"check", "-o", "yaml"}, `check: unknown output format "yaml" (want text or json)`},
@@ -209,6 +215,28 @@ func TestBadOutputFormatIsRefusedBeforeAnyRequest(t *testing.T) {
 			}
 			if n := requests.Load() - before; n != 0 || out.Len() > 0 {
 				t.Errorf("%d API requests and %d bytes of output before refusing -o", n, out.Len())
+			}
+		})
+	}
+}
+
+// TestCaptureWithoutOutIsAUsageError: crds capture without --out exits 2
+// with one line naming the flag, prints no help, and sends nothing.
+func TestCaptureWithoutOutIsAUsageError(t *testing.T) {
+	kubeconfig, requests := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusServiceUnavailable)
+	})
+	for _, args := range [][]string{{"crds", "capture"}, {"crds", "capture", "--group", "cdi.kubevirt.io"}, {"crds", "capture", "-o", "json"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := Run(context.Background(), append([]string{"standup", "--kubeconfig", kubeconfig}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+			code := ExitCode(err, &errOut)
+			want := "standup: crds capture: --out DIR is required: the directory to write one file per CRD into\n"
+			if code != ExitUsage || errOut.String() != want || out.Len() > 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and only %q", code, out.String(), errOut.String(), ExitUsage, want)
+			}
+			if n := requests.Load(); n != 0 {
+				t.Errorf("%d API requests", n)
 			}
 		})
 	}

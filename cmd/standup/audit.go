@@ -20,9 +20,9 @@ type auditOptions struct {
 	FromCluster bool
 }
 
-func auditCommand(streams Streams) *cli.Command {
+func auditCommand(streams Streams, prog string) *cli.Command {
 	o := &auditOptions{}
-	return &cli.Command{
+	return withExamples(&cli.Command{
 		Name:  "audit",
 		Usage: "find cold-start deadlocks in a git checkout: second-order kinds, cycles through origins, missing dependsOn edges",
 		Description: "Renders every Kustomization offline as kustomize-controller would, finds where each object's kind\n" +
@@ -31,8 +31,8 @@ func auditCommand(streams Streams) *cli.Command {
 			"cannot converge, warnings converge after a retry, notices are kinds of unknown origin. Exits 1 when any\n" +
 			"finding is an error. Output formats: " + strings.Join(printer.AuditFormats(), ", ") + ".",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "path", Destination: &o.Path, Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
-			&cli.StringFlag{Name: "repo-root", Destination: &o.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
+			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "strict", Destination: &o.Strict, Usage: "report kinds of unknown origin as errors, not notices"},
 			// Kept so that scripts written for it still run: unknown kinds are notices now.
 			&cli.BoolFlag{Name: "allow-unknown-kinds", Hidden: true},
@@ -44,7 +44,14 @@ func auditCommand(streams Streams) *cli.Command {
 			}
 			return runAudit(c.Context, globals(c), *o, streams)
 		},
-	}
+	}, prog,
+		"# the cold-start hazards of a checkout, before merge",
+		"standup audit --path clusters/prod",
+		"# for code scanning (exit 1 when a hazard is an error)",
+		"standup audit --path clusters/prod -o sarif > audit.sarif",
+		"# the standup.yaml entries for the CRDs a healthy cluster creates at runtime",
+		"standup audit --from-cluster --path clusters/prod >> standup.yaml",
+	)
 }
 
 func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams Streams) error {

@@ -18,20 +18,27 @@ type checkOptions struct {
 	CRDs  string
 }
 
-func checkCommand(streams Streams) *cli.Command {
-	return &cli.Command{
+func checkCommand(streams Streams, prog string) *cli.Command {
+	return withExamples(&cli.Command{
 		Name:  "check",
 		Usage: "preflight: Flux installed and running, nothing suspended or deadlocked, named Kustomizations Ready at their source's revision",
 		Description: "Exits 0 only when every check holds, else 1. -o json prints the report described in docs/check.md.\n" +
-			"Before a change that moves objects out of a Kustomization, name it: standup check --ready platform-config",
+			"Before a change that moves objects out of a Kustomization, name it with --ready.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "ready", Usage: "these Kustomizations (NAME or NAMESPACE/NAME) must be Ready at their source's current revision"},
-			&cli.StringFlag{Name: "crds", Usage: "CRD bundle directory to validate (default: bootstrap/crds if it exists)"},
+			&cli.StringFlag{Name: "crds", TakesFile: true, Usage: "CRD bundle directory to validate (default: bootstrap/crds if it exists)"},
 		},
 		Action: func(c *cli.Context) error {
 			return runCheck(c.Context, globals(c), checkOptions{Ready: c.StringSlice("ready"), CRDs: c.String("crds")}, streams)
 		},
-	}
+	}, prog,
+		"# is the cluster whole? (exit 0 only when every check holds)",
+		"standup check",
+		"# before moving objects out of platform-config: it must be Ready at its revision",
+		"standup check --ready platform-config",
+		"# the failed checks, for a script",
+		"standup check -o json | jq -r '.checks[] | select(.status == \"fail\") | .name'",
+	)
 }
 
 func runCheck(ctx context.Context, g globalOptions, opts checkOptions, streams Streams) error {

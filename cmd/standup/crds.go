@@ -22,20 +22,27 @@ type crdsOptions struct {
 	NodeTimeout time.Duration
 }
 
-func crdsCommand(streams Streams) *cli.Command {
+func crdsCommand(streams Streams, prog string) *cli.Command {
 	o := &crdsOptions{}
-	return &cli.Command{
+	return withExamples(&cli.Command{
 		Name:  "crds",
 		Usage: "find Kustomizations deadlocked on CRDs created at runtime, prove it, and create only the missing CRDs",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "crds", Destination: &o.Bundle, Usage: "CRD bundle directory (default: " + crds.DefaultBundleDir + ")"},
+			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.Bundle, Usage: "CRD bundle directory (default: " + crds.DefaultBundleDir + ")"},
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the diagnosis and what would be created; change nothing"},
 			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "legacy fallback: create every bundle CRD absent from the cluster (never touches one that exists)"},
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a repaired Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
 		},
-		Subcommands: []*cli.Command{captureCommand(streams)},
+		Subcommands: []*cli.Command{captureCommand(streams, prog)},
 		Action:      func(c *cli.Context) error { return runCRDs(c.Context, globals(c), *o, streams) },
-	}
+	}, prog,
+		"# which Kustomizations are deadlocked on a missing CRD, and what would repair them",
+		"standup crds --dry-run",
+		"# repair them from the bundle in bootstrap/crds",
+		"standup crds",
+		"# the diagnosis for a program",
+		"standup crds --dry-run -o json | jq '.repairs[].diagnosis.kustomization.name'",
+	)
 }
 
 // runCRDs diagnoses every Kustomization against a fresh list of CRDs, prints
@@ -47,7 +54,7 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 		return err
 	}
 	if bundle == nil {
-		return usageErrorf("no CRD bundle: pass --crds DIR (or create %s); capture one with standup crds capture", crds.DefaultBundleDir)
+		return usageErrorf("no CRD bundle: pass --crds DIR (or create %s); capture one with %s crds capture", crds.DefaultBundleDir, g.Prog)
 	}
 	cl, err := connect(ctx, g)
 	if err != nil {
@@ -58,30 +65,43 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 		return err
 	}
 	if opts.All {
-		return createAll(ctx, cl, bundle, opts.DryRun, streams)
+		return createAll(ctx, cl, bundle, opts.DryRun, printer.NewCRDsPrinter(streams.Out, g.Output, printer.CRDsModeAll, opts.DryRun))
 	}
 	present, err := crds.ListCRDs(ctx, cl.Client)
 	if err != nil {
 		return err
 	}
 	repairs, unresolved := crds.PlanRepairs(crds.Stuck(objs, present, bundle), bundle)
-	printer.PrintRepairs(streams.Out, repairs)
+	out := printer.NewCRDsPrinter(streams.Out, g.Output, printer.CRDsModeRepair, opts.DryRun)
+	out.Repairs(repairs)
 	switch {
 	case len(repairs) == 0:
-		return nil
+		return out.Close()
 	case unresolved != nil:
-		return unresolved
+		return closeReport(out, unresolved)
 	case opts.DryRun:
-		printer.PrintNothingChanged(streams.Out)
-		return nil
+		out.NothingChanged()
+		return out.Close()
 	}
-	return repairStuck(ctx, g, cl, repairs, bundle, opts.NodeTimeout, streams)
+	summary, err := repairStuck(ctx, g, cl, repairs, bundle, opts.NodeTimeout, streams)
+	out.Walked(summary)
+	return closeReport(out, walkError(summary, err))
+}
+
+// closeReport ends the crds report, its json document written even when
+// the command failed, and returns the command's error first.
+func closeReport(out printer.CRDsPrinter, err error) error {
+	if closeErr := out.Close(); err == nil {
+		return closeErr
+	}
+	return err
 }
 
 // repairStuck walks only the stuck Kustomizations (and their ancestors, left
 // untouched when ready): a reconcile standup requests proves each deadlock,
-// the walk pre-applies the missing CRDs, and follows each to Ready.
-func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []crds.Repair, bundle *crds.Bundle, nodeTimeout time.Duration, streams Streams) error {
+// the walk pre-applies the missing CRDs, and follows each to Ready. Its
+// progress goes to stderr whatever -o says: stdout holds the report.
+func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []crds.Repair, bundle *crds.Bundle, nodeTimeout time.Duration, streams Streams) (wait.Summary, error) {
 	var names []string
 	for _, r := range repairs {
 		names = append(names, r.Diagnosis.Kustomization.Namespace+"/"+r.Diagnosis.Kustomization.Name)
@@ -97,24 +117,26 @@ func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []cr
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
 	}
-	return walkError(summary, err)
+	return summary, err
 }
 
 // createAll is `crds --all`: every bundle CRD absent from the cluster is
 // created through crds.CreateAbsent, the pre-apply path of resume and crds,
 // so it refuses a name conflict before creating anything and leaves alone
 // every CRD that exists, including one an operator creates meanwhile. A dry
-// run plans the same way (crds.PlanAbsent) and creates nothing.
-func createAll(ctx context.Context, cl *cluster, bundle *crds.Bundle, dryRun bool, streams Streams) error {
+// run plans the same way (crds.PlanAbsent) and creates nothing. A plan
+// that fails reports nothing; a create that fails part-way reports what it
+// created.
+func createAll(ctx context.Context, cl *cluster, bundle *crds.Bundle, dryRun bool, out printer.CRDsPrinter) error {
 	if dryRun {
 		plan, err := crds.PlanAbsent(ctx, cl.Client, bundle.All())
 		if err != nil {
 			return err
 		}
-		printer.PrintCreatePlan(streams.Out, plan)
-		return nil
+		out.CreatePlan(plan)
+		return out.Close()
 	}
 	res, err := crds.CreateAbsent(ctx, cl.Client, bundle.All(), crds.ApplyOptions{Reason: "standup crds --all"})
-	printer.PrintCreated(streams.Out, res, err == nil)
-	return err
+	out.Created(res, err == nil)
+	return closeReport(out, err)
 }

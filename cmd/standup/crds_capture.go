@@ -16,22 +16,30 @@ type captureOptions struct {
 	Groups cli.StringSlice
 }
 
-func captureCommand(streams Streams) *cli.Command {
+func captureCommand(streams Streams, prog string) *cli.Command {
 	o := &captureOptions{}
-	return &cli.Command{
+	return withExamples(&cli.Command{
 		Name:  "capture",
 		Usage: "write the CRDs no Flux Kustomization applied (created by operators at runtime): the bundle for a stuck cluster",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Destination: &o.Out, Required: true, Usage: "directory to write one file per CRD into"},
+			&cli.StringFlag{Name: "out", Destination: &o.Out, TakesFile: true, Usage: "directory to write one file per CRD into (required)"},
 			&cli.StringSliceFlag{Name: "group", Destination: &o.Groups, Usage: "only CRDs of these API groups"},
 		},
 		Action: func(c *cli.Context) error { return runCapture(c.Context, globals(c), *o, streams) },
-	}
+	}, prog,
+		"# on a healthy cluster, the bundle a stuck one will need",
+		"standup crds capture --out bootstrap/crds",
+		"# only the CRDs of one operator",
+		"standup crds capture --out bootstrap/crds --group cdi.kubevirt.io",
+	)
 }
 
 // runCapture writes, one file each, the live CRDs that no Kustomization's
 // inventory lists, and prints the paths written.
 func runCapture(ctx context.Context, g globalOptions, opts captureOptions, streams Streams) error {
+	if opts.Out == "" {
+		return usageErrorf("crds capture: --out DIR is required: the directory to write one file per CRD into")
+	}
 	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
@@ -46,7 +54,10 @@ func runCapture(ctx context.Context, g globalOptions, opts captureOptions, strea
 	}
 	runtime := crds.SelectRuntime(live, opts.Groups.Value(), objs)
 	written, err := crds.WriteCaptured(opts.Out, runtime)
-	printer.PrintCaptured(streams.Out, written)
+	// What was written is reported even when a later file failed.
+	if printErr := printer.PrintCapture(streams.Out, g.Output, opts.Out, written); err == nil {
+		err = printErr
+	}
 	if err != nil {
 		return err
 	}

@@ -28,13 +28,18 @@ const (
 )
 
 // ExitCode prints err (one line, to stderr, unless it was reported
-// already) and returns the process exit code.
+// already), after the name standup was invoked by, and returns the process
+// exit code.
 func ExitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
 	if !errors.As(err, new(*reported)) {
-		fmt.Fprintf(stderr, "standup: %s\n", strings.TrimSpace(err.Error()))
+		prog := "standup"
+		if inv, ok := errors.AsType[*invokedError](err); ok {
+			prog = inv.prog
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", prog, strings.TrimSpace(err.Error()))
 	}
 	return codeOf(err)
 }

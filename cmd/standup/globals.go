@@ -11,8 +11,12 @@ import (
 	"github.com/kubestandup/standup/pkg/kube"
 )
 
-// globalOptions are the flags every command shares, read from the context.
+// globalOptions are the flags every command shares, read from the context,
+// and the name standup was invoked by.
 type globalOptions struct {
+	// Prog is the command line's program as the user typed it: "standup",
+	// "kubectl standup" or "flux standup", for the hints in messages.
+	Prog       string
 	Kubeconfig string
 	Context    string
 	Namespace  string
@@ -34,6 +38,7 @@ func globals(c *cli.Context) globalOptions {
 		output = format // guard refused any other
 	}
 	return globalOptions{
+		Prog:           c.App.HelpName,
 		Kubeconfig:     setAt(c, "kubeconfig").String("kubeconfig"),
 		Context:        setAt(c, "context").String("context"),
 		Namespace:      setAt(c, "namespace").String("namespace"),
@@ -90,7 +95,7 @@ func globalFlags() []cli.Flag {
 		&cli.StringFlag{Name: "kubeconfig", EnvVars: []string{"KUBECONFIG"}, Usage: "path to the kubeconfig file"},
 		&cli.StringFlag{Name: "context", Usage: "kubeconfig context to use"},
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "only this namespace (default: all namespaces)"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format (per command; see its help)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format: text (the default; table is its other name), json, and more per command (see its help)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		&cli.BoolFlag{Name: "no-color", Usage: "no colour (also NO_COLOR)"},
 		&cli.DurationFlag{Name: "timeout", Usage: "give up on the whole command after this long; exit 124 (0: no limit)"},
@@ -100,12 +105,34 @@ func globalFlags() []cli.Flag {
 }
 
 // shareGlobalFlags lets global flags follow the command too (`standup tiers
-// -o json`), as kubectl's and flux's do, and gives every command the same
-// one-line usage errors.
-func shareGlobalFlags(cmd *cli.Command, onUsage cli.OnUsageErrorFunc) {
-	cmd.Flags = append(cmd.Flags, globalFlags()...)
+// -o json`), as kubectl's and flux's do, gives every command the same
+// one-line usage errors, and has each command's -o list its formats.
+// prefix is the parent command's path ("" for a top-level command).
+func shareGlobalFlags(cmd *cli.Command, prefix string, onUsage cli.OnUsageErrorFunc) {
+	path := strings.TrimSpace(prefix + " " + cmd.Name)
+	flags := globalFlags()
+	for _, f := range flags {
+		if o, ok := f.(*cli.StringFlag); ok && o.Name == "output" {
+			o.Usage = outputUsage(path)
+		}
+	}
+	cmd.Flags = append(cmd.Flags, flags...)
 	cmd.OnUsageError = onUsage
 	for _, sub := range cmd.Subcommands {
-		shareGlobalFlags(sub, onUsage)
+		shareGlobalFlags(sub, path, onUsage)
 	}
+}
+
+// outputUsage is the help of -o for the command at path: its formats from
+// the printer registry, the default first.
+func outputUsage(path string) string {
+	f, ok := printer.FormatsOf(path)
+	if !ok {
+		return "output format"
+	}
+	usage := "output format: " + strings.Join(f.Names, ", ")
+	if from, ok := printer.FormatsOf(path + " --from-cluster"); ok {
+		usage += "; with --from-cluster: " + strings.Join(from.Names, ", ")
+	}
+	return usage
 }

@@ -82,6 +82,17 @@ func (e *nodesFailedError) Error() string {
 	return fmt.Sprintf("%d of %d Kustomizations failed: %s", e.summary.Failed, e.summary.Total, ids(e.summary.FailedNodes))
 }
 
+// invokedError is any error Run returns, with the name standup was invoked
+// by ("kubectl standup"), so that the line ExitCode prints starts with what
+// the user typed.
+type invokedError struct {
+	prog string
+	err  error
+}
+
+func (e *invokedError) Error() string { return e.err.Error() }
+func (e *invokedError) Unwrap() error { return e.err }
+
 // reported is an error whose message has been printed already (by a walk's
 // summary, or audit's text report): ExitCode prints nothing more.
 type reported struct{ err error }

@@ -24,35 +24,48 @@ type resumeOptions struct {
 	Kinds, From, Only, Exclude                    cli.StringSlice
 }
 
-func resumeCommand(streams Streams) *cli.Command {
+func resumeCommand(streams Streams, prog string) *cli.Command {
 	o := &resumeOptions{}
-	return &cli.Command{
+	return withExamples(&cli.Command{
 		Name:      "resume",
 		Usage:     "walk the live Flux graph: resume and reconcile each Kustomization the moment its dependencies are ready",
 		ArgsUsage: "[ks] [NAME|NAMESPACE/NAME]...",
 		Description: "With names, walks only those Kustomizations and what they depend on (as --only): a node cannot\n" +
-			"become Ready while an ancestor is suspended. A flux-style kind word may come first: standup resume ks apps.",
+			"become Ready while an ancestor is suspended. A flux-style kind word may come first: resume ks apps.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the plan; change nothing"},
 			&cli.BoolFlag{Name: "no-unsuspend", Destination: &o.NoUnsuspend, Usage: "leave suspended Kustomizations suspended"},
 			&cli.BoolFlag{Name: "no-remediate", Destination: &o.NoRemediate, Usage: "report a proven cold-start deadlock instead of pre-applying CRDs"},
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
 			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most this many at once (0: unlimited)"},
-			&cli.StringFlag{Name: "crds", Destination: &o.CRDs, Usage: "CRD bundle directory for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
+			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle directory for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
-			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "kinds to walk; only Kustomization for now"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "kinds to walk (ks or Kustomization); only Kustomizations for now"},
 			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
 			&cli.StringSliceFlag{Name: "only", Destination: &o.Only, Usage: "walk only these nodes and their ancestors"},
 			&cli.StringSliceFlag{Name: "exclude", Destination: &o.Exclude, Usage: "leave these nodes out"},
 		},
 		Action: func(c *cli.Context) error { return runResume(c.Context, globals(c), *o, c.Args().Slice(), streams) },
-	}
+	}, prog,
+		"# what the walk would do now: nothing is changed",
+		"standup resume --dry-run",
+		"# walk the whole graph, giving up after 20 minutes",
+		"standup resume --timeout 20m",
+		"# walk apps and what it depends on, as flux resume names it",
+		"standup resume ks apps",
+		"# the walk's events for a program (NDJSON, docs/output.md)",
+		"standup resume -o json | jq -c 'select(.type == \"summary\")'",
+	)
 }
 
 func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []string, streams Streams) error {
-	for _, k := range opts.Kinds.Value() {
+	kinds, err := parseKinds(opts.Kinds.Value())
+	if err != nil {
+		return err
+	}
+	for _, k := range kinds {
 		if k != flux.KindKustomization {
-			return usageErrorf("resume walks Kustomizations only: %s is not walked yet, because helm-controller cannot be run in standup's test world to prove it (see them with standup tiers --kinds Kustomization,HelmRelease)", k)
+			return usageErrorf("resume walks Kustomizations only: %s is not walked yet, because helm-controller cannot be run in standup's test world to prove it (see them with %s tiers --kinds ks,hr)", k, g.Prog)
 		}
 	}
 	names, err := resumeNames(args)
@@ -72,7 +85,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 		return err
 	}
 	sel := tiers.Selection{Only: append(opts.Only.Value(), names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
-	if err := checkSelection(objs, sel); err != nil {
+	if err := checkSelection(objs, sel, g.Prog); err != nil {
 		return err
 	}
 	walkOpts := wait.Options{

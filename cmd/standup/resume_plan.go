@@ -10,8 +10,9 @@ import (
 )
 
 // checkSelection refuses --only, --from and --exclude names (and resume's
-// positional names) that match no Kustomization, before anything is done.
-func checkSelection(objs []flux.Object, sel tiers.Selection) error {
+// positional names) that match no Kustomization, before anything is done;
+// the refusal points at prog's tiers command.
+func checkSelection(objs []flux.Object, sel tiers.Selection, prog string) error {
 	nodes := make([]tiers.Node, len(objs))
 	for i, o := range objs {
 		nodes[i] = o.Node
@@ -21,7 +22,7 @@ func checkSelection(objs []flux.Object, sel tiers.Selection) error {
 		return err
 	}
 	if bad := sel.Unmatched(g); len(bad) > 0 {
-		return usageErrorf("no Kustomization named %v (see standup tiers)", bad)
+		return usageErrorf("no Kustomization named %v (see %s tiers)", bad, prog)
 	}
 	return nil
 }

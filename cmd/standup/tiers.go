@@ -19,32 +19,41 @@ type tiersOptions struct {
 	Path         string
 	RepoRoot     string
 	AllowMissing bool
+	NoHeaders    bool
 	Kinds        cli.StringSlice
 }
 
-func tiersCommand(streams Streams) *cli.Command {
+func tiersCommand(streams Streams, prog string) *cli.Command {
 	opts := &tiersOptions{}
-	return &cli.Command{
+	return withExamples(&cli.Command{
 		Name:  "tiers",
 		Usage: "print the tier order of the Flux graph, live or from a git checkout (--path)",
 		Description: "Derives tiers from spec.dependsOn: tier 0 has no dependencies, every other node's tier is one more\n" +
 			"than the highest tier among its dependencies. Output formats: " + strings.Join(printer.TiersFormats(), ", ") + ".",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "path", Destination: &opts.Path, Usage: "read the graph offline from this directory of a git checkout (e.g. clusters/prod)"},
-			&cli.StringFlag{Name: "repo-root", Destination: &opts.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &opts.Path, Usage: "read the graph offline from this directory of a git checkout (e.g. clusters/prod)"},
+			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &opts.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "allow-missing", Destination: &opts.AllowMissing, Usage: "treat dependencies on absent objects as external, with a warning"},
-			&cli.StringSliceFlag{Name: "kinds", Destination: &opts.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "Flux kinds to graph: Kustomization, HelmRelease"},
+			&cli.BoolFlag{Name: "no-headers", Destination: &opts.NoHeaders, Usage: "text: leave out the header row"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &opts.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "Flux kinds to graph: ks (Kustomization), hr (HelmRelease), in any case"},
 		},
 		Action: func(c *cli.Context) error { return runTiers(c.Context, globals(c), *opts, streams) },
-	}
+	}, prog,
+		"# the tier order of a git checkout, no cluster needed",
+		"standup tiers --path clusters/prod",
+		"# the live graph with each Kustomization's Ready state, HelmReleases too",
+		"standup tiers --kinds ks,hr",
+		"# the names in tier 2, for a script",
+		"standup tiers --path clusters/prod --no-headers | awk '$1 == 2 {print $2}'",
+		"# a picture of the graph",
+		"standup tiers --path clusters/prod -o dot | dot -Tsvg > tiers.svg",
+	)
 }
 
 func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams Streams) error {
-	kinds := opts.Kinds.Value()
-	for _, k := range kinds {
-		if k != flux.KindKustomization && k != flux.KindHelmRelease {
-			return usageErrorf("--kinds: unknown kind %q (want Kustomization or HelmRelease)", k)
-		}
+	kinds, err := parseKinds(opts.Kinds.Value())
+	if err != nil {
+		return err
 	}
 	loaded, err := loadObjects(ctx, g, opts.Path, opts.RepoRoot, kinds)
 	if err != nil {
@@ -67,23 +76,24 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 	case err != nil:
 		return err
 	}
-	warnings := loaded.warnings
 	if !g.Quiet {
-		for _, w := range warnings {
+		for _, w := range loaded.warnings {
 			fmt.Fprintf(streams.Err, "warning: %s\n", w)
 		}
 		for _, m := range graph.Missing() {
 			fmt.Fprintf(streams.Err, "warning: %s (treated as external)\n", m)
 		}
 	}
-	// The report lists missing dependencies apart. The table is read on the
-	// terminal that has just shown the warnings: it does not repeat them.
-	if g.Output == printer.FormatTable {
-		warnings = nil
-	}
-	report := printer.NewTiersReport(loaded.source, graph, loaded.objs, warnings)
-	if err := printer.PrintTiers(streams.Out, g.Output, report, printer.Options{Color: useColor(g, streams.Out)}); err != nil {
+	report := printer.NewTiersReport(loaded.source, graph, loaded.objs, loaded.warnings)
+	if err := printer.PrintTiers(streams.Out, g.Output, report, printer.Options{Color: useColor(g, streams.Out), NoHeaders: opts.NoHeaders}); err != nil {
 		return err
+	}
+	// The table's footer is for people: stdout keeps the rows alone. A run
+	// that failed ends with its error alone, not a count of what it read.
+	if g.Output == printer.FormatText && !g.Quiet && loaded.failed == nil {
+		if err := printer.PrintTiersFooter(streams.Err, report, printer.Options{Color: useColor(g, streams.Err)}); err != nil {
+			return err
+		}
 	}
 	// What could be rendered is printed; the Kustomizations that could not
 	// make the run a failure.

@@ -41,7 +41,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestTiersOfflineGolden(t *testing.T) {
-	for _, format := range []string{"table", "json", "yaml", "dot", "mermaid", "shell"} {
+	for _, format := range []string{"text", "json", "yaml", "dot", "mermaid", "shell"} {
 		t.Run(format, func(t *testing.T) {
 			out, errOut, code := runOffline(t, "tiers", "--path", "../../examples/homelab/clusters/prod", "-o", format, "--no-color")
 			if code != ExitOK {
@@ -53,7 +53,7 @@ func TestTiersOfflineGolden(t *testing.T) {
 }
 
 func TestTiersOfflineHelmReleasesGolden(t *testing.T) {
-	for _, format := range []string{"table", "json", "yaml", "dot", "mermaid", "shell"} {
+	for _, format := range []string{"text", "json", "yaml", "dot", "mermaid", "shell"} {
 		t.Run(format, func(t *testing.T) {
 			out, errOut, code := runOffline(t, "tiers", "--path", "../../examples/helm/clusters/prod", "--kinds", "Kustomization,HelmRelease", "-o", format, "--no-color")
 			if code != ExitOK {
@@ -70,9 +70,87 @@ func TestTiersOfflineHelmReleasesGolden(t *testing.T) {
 }
 
 func TestResumeRefusesHelmReleases(t *testing.T) {
-	_, errOut, code := runOffline(t, "resume", "--kinds", "HelmRelease")
-	if code != ExitUsage || !strings.Contains(errOut, "HelmRelease") {
-		t.Fatalf("exit %d, stderr %q: want a usage error saying HelmReleases are not walked", code, errOut)
+	for _, kinds := range []string{"HelmRelease", "hr", "ks,HR", "helmreleases"} {
+		_, errOut, code := runOffline(t, "resume", "--kinds", kinds)
+		if code != ExitUsage || !strings.Contains(errOut, "resume walks Kustomizations only: HelmRelease is not walked yet") {
+			t.Fatalf("--kinds %s: exit %d, stderr %q: want a usage error saying HelmReleases are not walked", kinds, code, errOut)
+		}
+	}
+}
+
+// TestTiersKindsAsFluxWritesThem: --kinds takes ks and hr, the kinds and
+// their plurals, in any case, and means the same graph by each spelling.
+func TestTiersKindsAsFluxWritesThem(t *testing.T) {
+	helm := "../../examples/helm/clusters/prod"
+	both, errOut, code := runOffline(t, "tiers", "--path", helm, "--kinds", "Kustomization,HelmRelease", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	onlyKs, _, _ := runOffline(t, "tiers", "--path", helm, "-o", "json")
+	tests := []struct {
+		kinds    string
+		want     string
+		wantCode int
+	}{
+		{kinds: "ks,hr", want: both},
+		{kinds: "HR,KS", want: both},
+		{kinds: "kustomization,helmrelease", want: both},
+		{kinds: "Kustomizations,HelmReleases", want: both},
+		{kinds: "KS", want: onlyKs},
+		{kinds: "ks,kustomization", want: onlyKs},
+		{kinds: "gitrepository", wantCode: ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kinds, func(t *testing.T) {
+			out, errOut, code := runOffline(t, "tiers", "--path", helm, "--kinds", tt.kinds, "-o", "json")
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d: %s", code, tt.wantCode, errOut)
+			}
+			if out != tt.want {
+				t.Errorf("--kinds %s printed another graph:\n%s", tt.kinds, out)
+			}
+		})
+	}
+	out, errOut, code := runOffline(t, "tiers", "--path", helm, "--kinds", "hr", "-o", "shell")
+	if code != ExitOK || !strings.Contains(out, "podinfo") || strings.Contains(out, "infrastructure") {
+		t.Errorf("--kinds hr: exit %d, want the HelmReleases alone:\n%s%s", code, out, errOut)
+	}
+}
+
+// TestTiersTextForScripts: stdout holds the rows alone, each complete, so
+// that awk's fields are the same columns in every row; the footer goes to
+// stderr, and -q silences it; --no-headers drops the header; -o table is
+// -o text.
+func TestTiersTextForScripts(t *testing.T) {
+	homelab := "../../examples/homelab/clusters/prod"
+	out, errOut, code := runOffline(t, "tiers", "--path", homelab, "--no-color")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "8 nodes in 5 tiers") || strings.Contains(out, "nodes in") {
+		t.Errorf("the footer belongs on stderr:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 9 || !strings.HasPrefix(lines[0], "TIER") {
+		t.Fatalf("want a header and 8 rows:\n%s", out)
+	}
+	for _, line := range lines[1:] {
+		fields := strings.Fields(line)
+		if len(fields) != 4 || !strings.Contains(fields[1], "/") {
+			t.Errorf("row %q: want TIER NAME PATH DEPENDS-ON, the name second", line)
+		}
+	}
+	quiet, quietErr, _ := runOffline(t, "tiers", "--path", homelab, "--no-color", "-q")
+	if quiet != out || quietErr != "" {
+		t.Errorf("-q: stdout changed or stderr not empty: %q", quietErr)
+	}
+	bare, _, _ := runOffline(t, "tiers", "--path", homelab, "--no-color", "--no-headers")
+	if want := strings.Join(lines[1:], "\n") + "\n"; bare != want {
+		t.Errorf("--no-headers:\n%s\nwant the rows alone:\n%s", bare, want)
+	}
+	table, _, code := runOffline(t, "tiers", "--path", homelab, "--no-color", "-o", "table")
+	if code != ExitOK || table != out {
+		t.Errorf("-o table: exit %d, want the text table:\n%s", code, table)
 	}
 }
 

@@ -6,4 +6,11 @@
 // at the first positional word, so `resume apps --dry-run` would otherwise
 // run for real). CheckArgs refuses positional words a command does not take,
 // and flags written after "--", before the command sends any request.
+//
+// Suggest is the "did you mean" of a mistyped command or flag. urfave/cli's
+// own (App.Suggest) is not used: it speaks only when no OnUsageError is set,
+// and it always names a candidate, however far from the word.
+//
+// Completion writes bash, zsh and fish completion scripts holding the
+// whole command tree, so that completing never runs the program.
 package cliargs

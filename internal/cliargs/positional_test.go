@@ -17,8 +17,12 @@ func TestCheckArgs(t *testing.T) {
 		{line: "standup tiers --path X"},
 		{line: "standup resume a b", wantErr: ""},
 		{line: "standup tiers extra", wantErr: `tiers takes no arguments, got "extra" (did you mean --path extra?); see standup tiers --help`},
-		{line: "standup crds capture --out d extra more", wantErr: `capture takes no arguments, got "extra more"; see standup capture --help`},
+		{line: "standup crds capture --out d extra more", wantErr: `crds capture takes no arguments, got "extra more"; see standup crds capture --help`},
+		{line: "standup crds captur", wantErr: `crds takes no arguments, got "captur" (did you mean "crds capture"?); see standup crds --help`},
+		{line: "standup crds --dry-run capure", wantErr: `crds takes no arguments, got "capure" (did you mean "crds capture"?); see standup crds --help`},
+		{line: "standup crds x", wantErr: `crds takes no arguments, got "x"; see standup crds --help`},
 		{line: "standup resume -- a --dry-run", wantErr: `resume: "--dry-run" after "--" is not a flag there; write it before "--"`},
+		{line: "standup crds capture -- --out", wantErr: `crds capture: "--out" after "--" is not a flag there; write it before "--"`},
 		{line: "standup tiers -- -o", wantErr: `tiers: "-o" after "--" is not a flag there; write it before "--"`},
 	}
 	for _, tc := range cases {

@@ -2,12 +2,17 @@ package printer
 
 import (
 	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/wait"
 )
 
 func bundleEntry(name string) crds.BundleEntry {
@@ -54,5 +59,91 @@ func TestCRDsPrinters(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", out.String(), tt.want)
 			}
 		})
+	}
+}
+
+// TestCRDsJSON: each mode of crds -o json writes one document, byte for
+// byte, with every list present; the text printer writes the lines above.
+func TestCRDsJSON(t *testing.T) {
+	stuck := crds.Diagnosis{Kustomization: *walkNode("flux-system", "platform-config"), Reason: "ReconciliationFailed",
+		Missing: []crds.MissingType{{Group: "cdi.kubevirt.io", Kind: "StorageProfile", GroupKnown: true, CRDName: "storageprofiles.cdi.kubevirt.io", BundleFile: "bootstrap/crds/sp.yaml"}}}
+	lacking := crds.Diagnosis{Kustomization: *walkNode("flux-system", "apps"), Reason: "ReconciliationFailed",
+		Missing: []crds.MissingType{{Group: "example.com", Kind: "Widget"}}}
+	tests := []struct {
+		name   string
+		mode   string
+		dryRun bool
+		report func(p CRDsPrinter)
+	}{
+		{name: "repair-nothing-stuck", mode: CRDsModeRepair, report: func(p CRDsPrinter) { p.Repairs(nil) }},
+		{name: "repair-dry-run", mode: CRDsModeRepair, dryRun: true, report: func(p CRDsPrinter) {
+			p.Repairs([]crds.Repair{{Diagnosis: stuck, Create: []crds.BundleEntry{bundleEntry("storageprofiles.cdi.kubevirt.io")}}, {Diagnosis: lacking}})
+			p.NothingChanged()
+		}},
+		{name: "repair-walked", mode: CRDsModeRepair, report: func(p CRDsPrinter) {
+			p.Repairs([]crds.Repair{{Diagnosis: stuck, Create: []crds.BundleEntry{bundleEntry("storageprofiles.cdi.kubevirt.io")}}})
+			p.Walked(wait.Summary{Ready: 2, Total: 2, Mutations: 3, Elapsed: wait.Duration(4 * time.Second)})
+		}},
+		{name: "all-dry-run", mode: CRDsModeAll, dryRun: true, report: func(p CRDsPrinter) {
+			p.CreatePlan(crds.Plan{Create: []crds.BundleEntry{bundleEntry("a.example.com")}, Existing: []string{"b.example.com"}})
+		}},
+		{name: "all", mode: CRDsModeAll, report: func(p CRDsPrinter) {
+			p.Created(crds.Result{Created: []string{"a.example.com"}, Existing: []string{"b.example.com"}}, true)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := NewCRDsPrinter(&out, FormatJSON, tt.mode, tt.dryRun)
+			tt.report(p)
+			if out.Len() > 0 {
+				t.Fatalf("wrote %q before Close", out.String())
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatalf("not one JSON document: %v\n%s", err, out.String())
+			}
+			for _, list := range []string{"repairs", "crds"} {
+				if _, ok := doc[list].([]any); !ok {
+					t.Errorf("%s is %v, want a list", list, doc[list])
+				}
+			}
+			compareGolden(t, filepath.Join("testdata", "crds", tt.name+".json.golden"), out.Bytes())
+		})
+	}
+	t.Run("text", func(t *testing.T) {
+		var got, want bytes.Buffer
+		p := NewCRDsPrinter(&got, FormatTable, CRDsModeRepair, true)
+		p.Repairs([]crds.Repair{{Diagnosis: stuck}})
+		p.NothingChanged()
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		PrintRepairs(&want, []crds.Repair{{Diagnosis: stuck}})
+		PrintNothingChanged(&want)
+		if got.String() != want.String() {
+			t.Errorf("text:\n%s\nwant\n%s", got.String(), want.String())
+		}
+	})
+}
+
+func TestPrintCapture(t *testing.T) {
+	paths := []string{"out/a.example.com.yaml"}
+	tests := []struct{ format, want string }{
+		{FormatText, "out/a.example.com.yaml\n"},
+		{FormatJSON, "{\n  \"schemaVersion\": 1,\n  \"directory\": \"out\",\n  \"files\": [\n    \"out/a.example.com.yaml\"\n  ]\n}\n"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		if err := PrintCapture(&out, tt.format, "out", paths); err != nil || out.String() != tt.want {
+			t.Errorf("PrintCapture(%s) = %q, %v; want %q", tt.format, out.String(), err, tt.want)
+		}
+	}
+	var none bytes.Buffer
+	if err := PrintCapture(&none, FormatJSON, "out", nil); err != nil || !strings.Contains(none.String(), `"files": []`) {
+		t.Errorf("nothing captured: %q, %v; want an empty list", none.String(), err)
 	}
 }

@@ -3,20 +3,26 @@
 //
 // The registry (formats.go) holds each command's -o values, registered once
 // and taken from the printers that write them; ValidateFormat is the one
-// check of -o, made before a command runs. Each whole-document printer
-// (tiers, audit, audit --from-cluster, the resume --dry-run plan, version)
-// is a table of formats (render.go), and renders completely before it
-// writes, so a failure leaves the output untouched.
+// check of -o, made before a command runs. Every command speaks one
+// vocabulary: text for people (table is its other name), json for
+// programs. Each whole-document printer (tiers, audit, audit
+// --from-cluster, the resume --dry-run plan, version) is a table of formats
+// (render.go), and renders completely before it writes, so a failure
+// leaves the output untouched.
 //
 // The tiers printers take a TiersReport, a view model built by
 // NewTiersReport from a *tiers.Graph and the flux.Objects behind it, and
-// write it in one of TiersFormats: table, json, yaml, dot, mermaid or shell.
-// The json and yaml schemas are documented in docs/output.md.
+// write it in one of TiersFormats: text, json, yaml, dot, mermaid or shell.
+// The text table is complete in every row, for awk; its footer is printed
+// apart (PrintTiersFooter), to stderr. The json and yaml schemas, like
+// every document below, are documented in docs/output.md, and a test holds
+// the doc to the types.
 //
 // A walk (resume, crds) is printed as it happens by a WalkPrinter: NDJSON on
-// stdout, a live view redrawn on a terminal, or plain timestamped lines for
-// CI logs, all from the one wait.Event type. The crds command's line report
-// is in crds.go.
+// stdout, each line with WalkSchemaVersion, a live view redrawn on a
+// terminal, or plain timestamped lines for CI logs, all from the one
+// wait.Event type. The crds command's report is a CRDsPrinter: lines as it
+// goes (crds.go), or one json document at the end (crds_report.go).
 //
 // Terminal detection and NO_COLOR are decided in terminal.go (UseColor); a
 // printer itself never decides colour, it takes Options.Color. All lipgloss

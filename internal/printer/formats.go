@@ -6,11 +6,16 @@ import (
 	"strings"
 )
 
-// Output formats, by the name -o takes.
+// Output formats, by the name -o takes. Every command speaks the same
+// vocabulary: FormatText is the human form of each (a table for tiers, a
+// checklist for check, progress lines for resume), FormatJSON its document
+// for programs.
 const (
-	// FormatText is the human report of audit, check, resume and version.
+	// FormatText is every command's human output, and the default of all
+	// but audit --from-cluster.
 	FormatText = "text"
-	// FormatTable is the human report of tiers (and version's other name for text).
+	// FormatTable is another name of FormatText, accepted by every command:
+	// tiers called its table so before the vocabulary was one.
 	FormatTable   = "table"
 	FormatJSON    = "json"
 	FormatYAML    = "yaml"
@@ -21,16 +26,27 @@ const (
 	FormatSARIF = "sarif"
 )
 
+// canonicalFormat returns the format an -o name stands for: an alias gives
+// its format, any other name itself. One table of aliases for every command
+// keeps -o table meaning -o text everywhere.
+func canonicalFormat(name string) string {
+	if format, ok := FormatAliases()[name]; ok {
+		return format
+	}
+	return name
+}
+
+// FormatAliases returns the other names -o accepts, each with the format it
+// stands for, for help and completion.
+func FormatAliases() map[string]string {
+	return map[string]string{FormatTable: FormatText}
+}
+
 // Formats are the -o values one command accepts.
 type Formats struct {
 	// Names are the accepted formats, the default first, in the order a
-	// refusal lists them.
+	// refusal lists them. FormatAliases are accepted too, never listed.
 	Names []string
-	// Aliases are accepted too, never listed: version's "table".
-	Aliases []string
-	// Unread marks a command that does not read -o: any value is accepted
-	// and ignored, as it always was for crds.
-	Unread bool
 }
 
 // registry holds every command's formats, keyed by the command's path
@@ -39,14 +55,16 @@ type Formats struct {
 // write it.
 func registry() map[string]Formats {
 	return map[string]Formats{
-		"version":              {Names: formatNames(versionPrinters()), Aliases: []string{FormatTable}},
+		"version":              {Names: formatNames(versionPrinters())},
 		"tiers":                {Names: TiersFormats()},
 		"resume":               {Names: WalkFormats()},
-		"crds":                 {Unread: true},
-		"crds capture":         {Unread: true},
+		"crds":                 {Names: CRDsFormats()},
+		"crds capture":         {Names: CRDsFormats()},
 		"audit":                {Names: AuditFormats()},
 		"audit --from-cluster": {Names: SkeletonFormats()},
 		"check":                {Names: []string{FormatText, FormatJSON}},
+		// completion writes a shell script, whatever -o says but json.
+		"completion": {Names: []string{FormatText}},
 	}
 }
 
@@ -57,19 +75,17 @@ func FormatsOf(command string) (Formats, bool) {
 }
 
 // ValidateFormat is the one check of -o: it returns the format command
-// prints in (its default when format is empty), or a *FormatError when
-// command does not accept format.
+// prints in (its default when format is empty, the format an alias stands
+// for), or a *FormatError when command does not accept format.
 func ValidateFormat(command, format string) (string, error) {
 	f, ok := FormatsOf(command)
 	switch {
 	case !ok:
 		return "", fmt.Errorf("no output formats registered for command %q", command)
-	case f.Unread:
-		return format, nil
 	case format == "":
 		return f.Names[0], nil
-	case slices.Contains(f.Names, format), slices.Contains(f.Aliases, format):
-		return format, nil
+	case slices.Contains(f.Names, canonicalFormat(format)):
+		return canonicalFormat(format), nil
 	}
 	return "", &FormatError{Command: command, Format: format, Want: f.Names}
 }
@@ -89,7 +105,10 @@ func (e *FormatError) Error() string {
 // wantList words the accepted formats. Two read "a or b"; more, "one of:
 // a, b, c" (each command's wording before the registry existed).
 func wantList(names []string) string {
-	if len(names) == 2 {
+	switch len(names) {
+	case 1:
+		return names[0]
+	case 2:
 		return names[0] + " or " + names[1]
 	}
 	return "one of: " + strings.Join(names, ", ")

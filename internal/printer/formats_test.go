@@ -2,6 +2,8 @@ package printer
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -14,15 +16,15 @@ func TestValidateFormat(t *testing.T) {
 		wantErr         string
 	}{
 		{command: "version", format: "", want: FormatText},
-		{command: "version", format: "table", want: FormatTable},
 		{command: "version", format: "json", want: FormatJSON},
 		{command: "version", format: "yaml", wantErr: `version: unknown output format "yaml" (want text or json)`},
-		{command: "tiers", format: "", want: FormatTable},
+		{command: "tiers", format: "", want: FormatText},
+		{command: "tiers", format: "text", want: FormatText},
 		{command: "tiers", format: "mermaid", want: FormatMermaid},
-		{command: "tiers", format: "text", wantErr: `tiers: unknown output format "text" (want one of: table, json, yaml, dot, mermaid, shell)`},
+		{command: "tiers", format: "TEXT", wantErr: `tiers: unknown output format "TEXT" (want one of: text, json, yaml, dot, mermaid, shell)`},
 		{command: "resume", format: "", want: FormatText},
 		{command: "resume", format: "json", want: FormatJSON},
-		{command: "resume", format: "table", wantErr: `resume: unknown output format "table" (want text or json)`},
+		{command: "resume", format: "yaml", wantErr: `resume: unknown output format "yaml" (want text or json)`},
 		{command: "audit", format: "", want: FormatText},
 		{command: "audit", format: "sarif", want: FormatSARIF},
 		{command: "audit", format: "yaml", wantErr: `audit: unknown output format "yaml" (want one of: text, json, sarif)`},
@@ -31,9 +33,22 @@ func TestValidateFormat(t *testing.T) {
 		{command: "audit --from-cluster", format: "sarif", wantErr: `audit --from-cluster: unknown output format "sarif" (want one of: yaml, text, json)`},
 		{command: "check", format: "", want: FormatText},
 		{command: "check", format: "yaml", wantErr: `check: unknown output format "yaml" (want text or json)`},
-		// crds does not read -o: whatever is given passes, unread.
-		{command: "crds", format: "yaml", want: "yaml"},
-		{command: "crds capture", format: "", want: ""},
+		{command: "crds", format: "", want: FormatText},
+		{command: "crds", format: "json", want: FormatJSON},
+		{command: "crds", format: "yaml", wantErr: `crds: unknown output format "yaml" (want text or json)`},
+		{command: "crds capture", format: "", want: FormatText},
+		{command: "crds capture", format: "json", want: FormatJSON},
+		{command: "completion", format: "", want: FormatText},
+		{command: "completion", format: "json", wantErr: `completion: unknown output format "json" (want text)`},
+		// table is text's other name, in every command that prints text.
+		{command: "version", format: "table", want: FormatText},
+		{command: "tiers", format: "table", want: FormatText},
+		{command: "resume", format: "table", want: FormatText},
+		{command: "audit", format: "table", want: FormatText},
+		{command: "audit --from-cluster", format: "table", want: FormatText},
+		{command: "check", format: "table", want: FormatText},
+		{command: "crds", format: "table", want: FormatText},
+		{command: "crds capture", format: "table", want: FormatText},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command+" -o "+tt.format, func(t *testing.T) {
@@ -66,21 +81,56 @@ func TestEveryRegisteredFormatPrints(t *testing.T) {
 		"audit":                AuditFormats(),
 		"audit --from-cluster": SkeletonFormats(),
 		"resume":               formatNames(planPrinters()),
-		"version":              append(formatNames(versionPrinters()), FormatTable),
+		"version":              formatNames(versionPrinters()),
+		"crds":                 CRDsFormats(),
+		"crds capture":         CRDsFormats(),
 	}
 	for command, printable := range printers {
 		f, ok := FormatsOf(command)
 		if !ok {
 			t.Fatalf("%s: not registered", command)
 		}
-		for _, name := range append(f.Names, f.Aliases...) {
-			found := false
-			for _, p := range printable {
-				found = found || p == name
-			}
-			if !found {
+		for _, name := range f.Names {
+			if !slices.Contains(printable, name) {
 				t.Errorf("%s accepts -o %s, which no printer writes", command, name)
 			}
 		}
+	}
+}
+
+// TestOneVocabulary: every command's human output is called text and its
+// document for programs json, and every alias stands for a format in the
+// vocabulary, so that -o means the same in every command.
+func TestOneVocabulary(t *testing.T) {
+	for command, f := range registry() {
+		if !slices.Contains(f.Names, FormatText) {
+			t.Errorf("%s: no text format (has %v)", command, f.Names)
+		}
+		if command != "completion" && !slices.Contains(f.Names, FormatJSON) {
+			t.Errorf("%s: no json format (has %v)", command, f.Names)
+		}
+		for alias := range FormatAliases() {
+			if slices.Contains(f.Names, alias) {
+				t.Errorf("%s lists %q, an alias, as a format of its own", command, alias)
+			}
+		}
+	}
+	for alias, format := range FormatAliases() {
+		if canonicalFormat(alias) != format || canonicalFormat(format) != format {
+			t.Errorf("alias %s: canonicalFormat gives %s, want %s", alias, canonicalFormat(alias), format)
+		}
+	}
+}
+
+// TestPrintersAcceptAliases: a printer called with an alias prints its
+// format, whoever skipped the registry.
+func TestPrintersAcceptAliases(t *testing.T) {
+	v := Version{Version: "v1"}
+	var text, table strings.Builder
+	if err := PrintVersion(&text, FormatText, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrintVersion(&table, FormatTable, v); err != nil || table.String() != text.String() {
+		t.Errorf("PrintVersion(table) = %q, %v; want the text %q", table.String(), err, text.String())
 	}
 }

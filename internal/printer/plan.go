@@ -13,7 +13,7 @@ import (
 func planPrinters() []docPrinter[[]wait.PlanStep] {
 	return []docPrinter[[]wait.PlanStep]{
 		{FormatText, builder(writePlanText)},
-		{FormatJSON, writer(writeJSONLines[wait.PlanStep])},
+		{FormatJSON, writer(writePlanJSON)},
 	}
 }
 
@@ -42,11 +42,18 @@ func writePlanText(b *strings.Builder, steps []wait.PlanStep) {
 	}
 }
 
-// writeJSONLines writes one JSON object per item (NDJSON).
-func writeJSONLines[T any](w io.Writer, items []T) error {
+// planRecord is one NDJSON line of resume --dry-run -o json: the step,
+// after the schema version that every line of resume -o json carries.
+type planRecord struct {
+	SchemaVersion int `json:"schemaVersion"`
+	wait.PlanStep
+}
+
+// writePlanJSON writes one JSON object per step (NDJSON).
+func writePlanJSON(w io.Writer, steps []wait.PlanStep) error {
 	enc := json.NewEncoder(w)
-	for _, it := range items {
-		if err := enc.Encode(it); err != nil {
+	for _, s := range steps {
+		if err := enc.Encode(planRecord{SchemaVersion: WalkSchemaVersion, PlanStep: s}); err != nil {
 			return err
 		}
 	}

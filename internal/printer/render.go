@@ -19,6 +19,8 @@ type renderContext struct {
 	color bool
 	// toolVersion is standup's version, for SARIF's tool.driver.
 	toolVersion string
+	// noHeaders leaves out a table's header row.
+	noHeaders bool
 }
 
 func (rc renderContext) styles() Styles { return NewStyles(rc.out, rc.color) }
@@ -32,8 +34,10 @@ func formatNames[T any](printers []docPrinter[T]) []string {
 	return names
 }
 
-// lookup returns the printer for format.
+// lookup returns the printer for format, or for the format an alias of it
+// stands for.
 func lookup[T any](printers []docPrinter[T], format string) (docPrinter[T], error) {
+	format = canonicalFormat(format)
 	for _, p := range printers {
 		if p.format == format {
 			return p, nil

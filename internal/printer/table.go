@@ -16,6 +16,9 @@ type cell struct {
 // borders, so that output reads well in a terminal and in CI logs.
 type textTable struct {
 	rows [][]cell
+	// hideHeader leaves out the first row, still counting its widths, so
+	// that rows align the same with and without it.
+	hideHeader bool
 }
 
 func (t *textTable) add(cells ...cell) { t.rows = append(t.rows, cells) }
@@ -46,6 +49,21 @@ func (t *textTable) dropEmptyColumns() {
 	}
 }
 
+// fillEmpty writes c in every empty cell below the header row, so that no
+// field of a row is missing.
+func (t *textTable) fillEmpty(c cell) {
+	if len(t.rows) == 0 {
+		return
+	}
+	for _, row := range t.rows[1:] {
+		for i := range row {
+			if row[i].text == "" {
+				row[i] = c
+			}
+		}
+	}
+}
+
 func (t *textTable) render(b *strings.Builder) {
 	var widths []int
 	for _, row := range t.rows {
@@ -56,7 +74,11 @@ func (t *textTable) render(b *strings.Builder) {
 			widths[c] = max(widths[c], lipgloss.Width(cl.text))
 		}
 	}
-	for _, row := range t.rows {
+	rows := t.rows
+	if t.hideHeader && len(rows) > 0 {
+		rows = rows[1:]
+	}
+	for _, row := range rows {
 		last := len(row) - 1
 		for last >= 0 && row[last].text == "" {
 			last--

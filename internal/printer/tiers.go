@@ -11,13 +11,15 @@ type Options struct {
 	// Color enables ANSI colour in human formats. The caller decides it
 	// (UseColor: NO_COLOR, --no-color, whether the output is a terminal).
 	Color bool
+	// NoHeaders leaves out a table's header row (--no-headers).
+	NoHeaders bool
 }
 
 // tiersPrinters are the formats of PrintTiers, default first.
 func tiersPrinters() []docPrinter[TiersReport] {
 	return []docPrinter[TiersReport]{
-		{FormatTable, func(b *strings.Builder, r TiersReport, rc renderContext) error {
-			writeTiersTable(b, r, rc.styles())
+		{FormatText, func(b *strings.Builder, r TiersReport, rc renderContext) error {
+			writeTiersTable(b, r, rc.styles(), rc.noHeaders)
 			return nil
 		}},
 		{FormatJSON, writer(writeTiersJSON)},
@@ -40,13 +42,24 @@ func PrintTiers(w io.Writer, format string, r TiersReport, opts Options) error {
 		return err
 	}
 	var buf strings.Builder
-	if err := p.write(&buf, r, renderContext{out: w, color: opts.Color}); err != nil {
+	if err := p.write(&buf, r, renderContext{out: w, color: opts.Color, noHeaders: opts.NoHeaders}); err != nil {
 		return fmt.Errorf("tiers %s output: %w", format, err)
 	}
 	if _, err := io.WriteString(w, buf.String()); err != nil {
 		return fmt.Errorf("writing tiers %s output: %w", format, err)
 	}
 	return nil
+}
+
+// PrintTiersFooter writes what follows the text table for people, the
+// legend of its marks and a summary line ("8 nodes in 5 tiers from …"), to
+// w: stderr, so that stdout holds the rows alone. The missing dependencies
+// and warnings are the caller's to print, as for every format.
+func PrintTiersFooter(w io.Writer, r TiersReport, opts Options) error {
+	var b strings.Builder
+	writeTiersFooter(&b, r, NewStyles(w, opts.Color))
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // nodeState is what the human and graph formats show of a node's status.

@@ -26,7 +26,7 @@ func TestPrintTiersGolden(t *testing.T) {
 			runs = append(runs, run{fixture, format, false})
 		}
 	}
-	runs = append(runs, run{"live", FormatTable, true})
+	runs = append(runs, run{"live", FormatText, true})
 	for _, rn := range runs {
 		name := "tiers_" + rn.fixture + "." + rn.format
 		if rn.color {
@@ -41,6 +41,15 @@ func TestPrintTiersGolden(t *testing.T) {
 				t.Errorf("output has ANSI escapes = %v, want %v", hasEscape, rn.color)
 			}
 			compareGolden(t, filepath.Join("testdata", name+".golden"), out.Bytes())
+		})
+	}
+	for _, fixture := range []string{"offline", "live"} {
+		t.Run("tiers_"+fixture+".footer", func(t *testing.T) {
+			var out bytes.Buffer
+			if err := PrintTiersFooter(&out, fixtures[fixture](t), Options{}); err != nil {
+				t.Fatal(err)
+			}
+			compareGolden(t, filepath.Join("testdata", "tiers_"+fixture+".footer.golden"), out.Bytes())
 		})
 	}
 }

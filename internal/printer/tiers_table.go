@@ -8,31 +8,36 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/kubestandup/standup/pkg/flux"
-	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// writeTiersTable writes one row per node, grouped by tier: the tier number
-// heads each group. Live reports show Ready marks, reasons and revisions;
-// offline reports show paths.
-func writeTiersTable(b *strings.Builder, r TiersReport, st Styles) {
-	mixed := r.mixedKinds()
-	if r.nodeCount() > 0 {
-		t := &textTable{}
-		t.add(tableHeader(r.Live, mixed, st)...)
-		for _, tier := range r.Tiers {
-			for i, n := range tier.Nodes {
-				tierCell := cell{}
-				if i == 0 {
-					tierCell = cell{text: strconv.Itoa(tier.Tier), style: &st.TierHeader}
-				}
-				t.add(append([]cell{tierCell}, nodeCells(r, n, mixed, st)...)...)
-			}
-		}
-		t.dropEmptyColumns()
-		t.render(b)
+// writeTiersTable writes one row per node, grouped by tier, for people and
+// for awk alike: every row is complete (its tier repeated, an empty value
+// written noValue) and no cell holds a space, so fields line up. Live
+// reports show Ready marks, reasons and revisions; offline reports show
+// paths. The notes and the summary are the footer (writeTiersFooter),
+// which goes to stderr.
+func writeTiersTable(b *strings.Builder, r TiersReport, st Styles, noHeaders bool) {
+	if r.nodeCount() == 0 {
+		return
 	}
-	writeTableNotes(b, r, st)
+	mixed := r.mixedKinds()
+	t := &textTable{}
+	t.add(tableHeader(r.Live, mixed, st)...)
+	for _, tier := range r.Tiers {
+		for _, n := range tier.Nodes {
+			tierCell := cell{text: strconv.Itoa(tier.Tier), style: &st.TierHeader}
+			t.add(append([]cell{tierCell}, nodeCells(r, n, mixed, st)...)...)
+		}
+	}
+	t.dropEmptyColumns()
+	t.fillEmpty(cell{text: noValue, style: &st.Dim})
+	t.hideHeader = noHeaders
+	t.render(b)
 }
+
+// noValue stands in a table for a value the node does not have, as
+// kubectl writes it.
+const noValue = "<none>"
 
 func tableHeader(live, mixed bool, st Styles) []cell {
 	names := []string{"TIER", "NAME", "KIND", "STATE", "REASON", "REVISION", "PATH", "DEPENDS ON"}
@@ -59,7 +64,7 @@ func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
 	switch state {
 	case stateExternal:
 		mark = cell{text: state.mark(), style: &st.Warning}
-		reason = cell{text: "external: no object", style: &st.Dim}
+		reason = cell{text: "<external>", style: &st.Dim}
 	case stateOffline:
 		path = cell{text: pathText(n), style: &st.Dim}
 	default:
@@ -70,7 +75,7 @@ func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
 		revision = shortRevision(n.Revision)
 	}
 	if n.Suspended {
-		mark.text = strings.TrimSpace(mark.text + " " + suspendedMark)
+		mark.text += suspendedMark
 		mark.style = &st.Suspended
 	}
 	return []cell{
@@ -86,7 +91,8 @@ func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
 
 // pathText is the PATH of an offline node: spec.path, or "./" for a
 // Kustomization without one (Flux's default, the root of the source), or,
-// for a HelmRelease, which has no path, the Kustomization that applies it.
+// for a HelmRelease, which has no path, the Kustomization that applies it
+// in parentheses.
 func pathText(n TierNode) string {
 	switch {
 	case n.Path != "":
@@ -94,7 +100,7 @@ func pathText(n TierNode) string {
 	case n.Kind == flux.KindKustomization:
 		return "./"
 	case n.AppliedBy != nil:
-		return "via " + n.AppliedBy.Namespace + "/" + n.AppliedBy.Name
+		return "(" + n.AppliedBy.Namespace + "/" + n.AppliedBy.Name + ")"
 	}
 	return ""
 }
@@ -110,8 +116,9 @@ func stateStyle(s nodeState, st Styles) *lipgloss.Style {
 	}
 }
 
-// dependsOnText lists dependencies by name alone when they share the
-// node's namespace and kind, and qualifies them otherwise.
+// dependsOnText lists dependencies, comma-separated without spaces as
+// kubectl lists, by name alone when they share the node's namespace and
+// kind, and qualifies them otherwise.
 func dependsOnText(n TierNode, mixed bool) string {
 	parts := make([]string, len(n.DependsOn))
 	for i, d := range n.DependsOn {
@@ -124,10 +131,10 @@ func dependsOnText(n TierNode, mixed bool) string {
 			parts[i] = d.Name
 		}
 		if d.Missing {
-			parts[i] += " (missing)"
+			parts[i] += "(missing)"
 		}
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, ",")
 }
 
 // shortRevision cuts a long digest in a Flux revision (main@sha1:0123…) to
@@ -145,20 +152,9 @@ func shortRevision(rev string) string {
 	return rev[:i+13]
 }
 
-func writeTableNotes(b *strings.Builder, r TiersReport, st Styles) {
-	if b.Len() > 0 && (len(r.Missing) > 0 || len(r.Warnings) > 0) {
-		b.WriteString("\n")
-	}
-	for _, m := range r.Missing {
-		edge := tiers.MissingDependency{Dependent: m.Dependent.id(), Missing: m.Missing.id()}
-		b.WriteString(st.Warning.Render("missing: "+edge.String()+"; treated as external") + "\n")
-	}
-	for _, w := range r.Warnings {
-		b.WriteString(st.Warning.Render("warning: "+oneLine(w)) + "\n")
-	}
-	if b.Len() > 0 {
-		b.WriteString("\n")
-	}
+// writeTiersFooter writes what follows the table for people: the legend of
+// the marks (live) and a summary line.
+func writeTiersFooter(b *strings.Builder, r TiersReport, st Styles) {
 	if r.Live && r.nodeCount() > 0 {
 		legend := fmt.Sprintf("%s ready  %s not ready  %s pending  %s suspended  %s external",
 			stateReady.mark(), stateFailed.mark(), statePending.mark(), suspendedMark, stateExternal.mark())

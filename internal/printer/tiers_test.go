@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ import (
 func TestPrintTiersUnknownFormat(t *testing.T) {
 	var out bytes.Buffer
 	err := PrintTiers(&out, "xml", TiersReport{}, Options{})
-	want := `unknown output format "xml" (want one of: table, json, yaml, dot, mermaid, shell)`
+	want := `unknown output format "xml" (want one of: text, json, yaml, dot, mermaid, shell)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
@@ -271,14 +272,56 @@ func TestEmptyReport(t *testing.T) {
 		if err := PrintTiers(&out, format, r, Options{}); err != nil {
 			t.Errorf("%s: %v", format, err)
 		}
-		if out.Len() == 0 {
-			t.Errorf("%s: empty output", format)
+		// A table of no rows is nothing at all, as kubectl prints it; its
+		// footer (stderr) says so.
+		if empty := out.Len() == 0; empty != (format == FormatText) {
+			t.Errorf("%s: empty output = %v", format, empty)
 		}
 	}
-	var out bytes.Buffer
-	_ = PrintTiers(&out, FormatTable, r, Options{})
-	if want := "0 nodes in 0 tiers from cluster kind-dev\n"; out.String() != want {
-		t.Errorf("table = %q, want %q", out.String(), want)
+	var footer bytes.Buffer
+	if err := PrintTiersFooter(&footer, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "0 nodes in 0 tiers from cluster kind-dev\n"; footer.String() != want {
+		t.Errorf("footer = %q, want %q", footer.String(), want)
+	}
+}
+
+// TestTableRowsAreComplete: every row of the text table has as many
+// fields as its header, split on blanks as awk splits them, its tier
+// included, so that a column is the same field in every row; and
+// --no-headers leaves the rows alone.
+func TestTableRowsAreComplete(t *testing.T) {
+	for name, report := range map[string]func(*testing.T) TiersReport{"offline": offlineReport, "live": liveReport} {
+		t.Run(name, func(t *testing.T) {
+			r := report(t)
+			var out bytes.Buffer
+			if err := PrintTiers(&out, FormatText, r, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			header := strings.Fields(strings.Replace(lines[0], "DEPENDS ON", "DEPENDS_ON", 1))
+			if len(lines)-1 != r.nodeCount() {
+				t.Fatalf("%d rows for %d nodes:\n%s", len(lines)-1, r.nodeCount(), out.String())
+			}
+			for _, line := range lines[1:] {
+				fields := strings.Fields(line)
+				if len(fields) != len(header) {
+					t.Errorf("row %q has %d fields, want %d (%v)", line, len(fields), len(header), header)
+					continue
+				}
+				if _, err := strconv.Atoi(fields[0]); err != nil {
+					t.Errorf("row %q: first field %q is not its tier", line, fields[0])
+				}
+			}
+			var bare bytes.Buffer
+			if err := PrintTiers(&bare, FormatText, r, Options{NoHeaders: true}); err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.Join(lines[1:], "\n") + "\n"; bare.String() != want {
+				t.Errorf("--no-headers:\n%s\nwant the rows alone:\n%s", bare.String(), want)
+			}
+		})
 	}
 }
 
@@ -295,7 +338,7 @@ func TestOfflinePathText(t *testing.T) {
 		{"kustomization with path", TierNode{Ref: Ref{Kind: flux.KindKustomization}, Path: "./apps", AppliedBy: via}, "./apps"},
 		{"kustomization without path", TierNode{Ref: Ref{Kind: flux.KindKustomization}, AppliedBy: via}, "./"},
 		{"root kustomization without path", TierNode{Ref: Ref{Kind: flux.KindKustomization}}, "./"},
-		{"helmrelease", TierNode{Ref: Ref{Kind: flux.KindHelmRelease}, AppliedBy: via}, "via flux-system/crds"},
+		{"helmrelease", TierNode{Ref: Ref{Kind: flux.KindHelmRelease}, AppliedBy: via}, "(flux-system/crds)"},
 		{"helmrelease of the path", TierNode{Ref: Ref{Kind: flux.KindHelmRelease}}, ""},
 	}
 	for _, tt := range tests {

@@ -28,11 +28,8 @@ func versionPrinters() []docPrinter[Version] {
 	}
 }
 
-// PrintVersion writes v as text (or its other name, table) or json.
+// PrintVersion writes v as text or json.
 func PrintVersion(w io.Writer, format string, v Version) error {
-	if format == FormatTable {
-		format = FormatText
-	}
 	p, err := lookup(versionPrinters(), format)
 	if err != nil {
 		return err

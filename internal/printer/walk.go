@@ -45,6 +45,21 @@ func NewWalkPrinter(out, errOut io.Writer, o WalkOptions) WalkPrinter {
 	}
 }
 
+// WalkSchemaVersion is the schemaVersion of every line resume -o json
+// writes, events and plan steps alike (docs/output.md). It changes only
+// when a field is removed or changes meaning; new fields and new values of
+// type, phase, action and reason may appear without a change.
+const WalkSchemaVersion = 1
+
+// walkRecord is one NDJSON line of a walk: the event, after the schema
+// version. Every line carries the version, not a first header line, so
+// that a consumer that keeps only some lines (jq 'select(.type == "node")',
+// grep, tail -f joined late) still knows what it reads.
+type walkRecord struct {
+	SchemaVersion int `json:"schemaVersion"`
+	wait.Event
+}
+
 // jsonWalk writes one JSON object per event, the summary as the last one.
 type jsonWalk struct {
 	mu  sync.Mutex
@@ -54,7 +69,7 @@ type jsonWalk struct {
 func (p *jsonWalk) Event(e wait.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_ = p.enc.Encode(e)
+	_ = p.enc.Encode(walkRecord{SchemaVersion: WalkSchemaVersion, Event: e})
 }
 
 func (p *jsonWalk) Close(s wait.Summary) {

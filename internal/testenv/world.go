@@ -3,14 +3,17 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"github.com/go-logr/logr"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,6 +33,15 @@ type Options struct {
 	NoController bool
 	// ControllerArgs are extra flags for kustomize-controller.
 	ControllerArgs []string
+	// APIAudit starts kube-apiserver with its audit log on (see
+	// EnableAPIAudit), so that a test can read it without the restart
+	// EnableAPIAudit costs.
+	APIAudit bool
+}
+
+// key names opts for Pool: worlds with equal keys are interchangeable.
+func (opts Options) key() string {
+	return fmt.Sprintf("%q %v %q %v", opts.ControllerBinary, opts.NoController, opts.ControllerArgs, opts.APIAudit)
 }
 
 // World is one running test world. Every World has its own temporary
@@ -49,12 +61,20 @@ type World struct {
 	StartupTime time.Duration
 	cancel      context.CancelFunc
 	ctx         context.Context
+
+	// scope is the context of the test holding a shared world (nil for a
+	// world of its own): background helpers started during that test stop
+	// with it, and helpers counts those that must have stopped before the
+	// world is cleaned for the next test.
+	scopeMu sync.Mutex
+	scope   context.Context
+	helpers sync.WaitGroup
 }
 
 // Scheme returns a scheme holding every type the test world uses.
 func Scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	builder := runtime.NewSchemeBuilder(corev1.AddToScheme, apiextensionsv1.AddToScheme, kustomizev1.AddToScheme, sourcev1.AddToScheme)
+	builder := runtime.NewSchemeBuilder(corev1.AddToScheme, rbacv1.AddToScheme, apiextensionsv1.AddToScheme, kustomizev1.AddToScheme, sourcev1.AddToScheme)
 	if err := builder.AddToScheme(s); err != nil {
 		return nil, fmt.Errorf("test world scheme: %w", err)
 	}
@@ -84,7 +104,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
 		return nil, fmt.Errorf("test world: %w", err)
 	}
-	if err := w.startControlPlane(); err != nil {
+	if err := w.startControlPlane(opts.APIAudit); err != nil {
 		return nil, err
 	}
 	w.Artifacts, err = StartArtifactServer(filepath.Join(dir, "artifacts"))
@@ -110,7 +130,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	return w, nil
 }
 
-func (w *World) startControlPlane() error {
+func (w *World) startControlPlane(audit bool) error {
 	start := time.Now()
 	w.Env = &envtest.Environment{
 		BinaryAssetsDirectory:    w.Assets,
@@ -127,6 +147,16 @@ func (w *World) startControlPlane() error {
 	for _, d := range []string{etcd.DataDir, api.CertDir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("test world: %w", err)
+		}
+	}
+	if audit {
+		flags, err := w.auditFlags()
+		if err != nil {
+			return err
+		}
+		for _, f := range flags {
+			name, value, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+			api.Configure().Set(name, value)
 		}
 	}
 	if _, err := w.Env.Start(); err != nil {
@@ -181,8 +211,17 @@ func (w *World) Stop() {
 	}
 }
 
-// Context is cancelled when the world stops; background helpers use it.
-func (w *World) Context() context.Context { return w.ctx }
+// Context is cancelled when the world stops or, in a shared world, when the
+// test holding it ends; background helpers (operators, proxies, the Delay
+// controller) use it.
+func (w *World) Context() context.Context {
+	w.scopeMu.Lock()
+	defer w.scopeMu.Unlock()
+	if w.scope != nil {
+		return w.scope
+	}
+	return w.ctx
+}
 
 // CreateNamespace creates a namespace, tolerating one that already exists.
 func (w *World) CreateNamespace(ctx context.Context, name string) error {

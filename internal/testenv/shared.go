@@ -3,7 +3,6 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,21 +13,22 @@ import (
 // TestMain (Stop). A world start costs seconds; a turn costs a
 // kustomize-controller start and the clean-up below.
 //
-// Get lends the world to a test until the test ends. Then the world is put
-// back to its baseline before anyone else may have it: the test's
-// background helpers (operators, proxies) stop with it, kustomize-controller
-// is killed, and every object the test left (Kustomizations, sources, CRDs
-// and their objects, whatever Flux applied, RBAC) is deleted and waited for,
-// finalizers and all. The next test starts a fresh kustomize-controller: no
-// queue, cache or discovery of an earlier test's objects survives. A world
-// that cannot be put back fails the test that left it, and a test that
-// failed leaves its world behind (its own goroutines may still be writing):
-// in both cases the next test gets a new world.
+// Get lends the world to a test until the test ends. Each turn starts its
+// own kustomize-controller (none with NoController): no queue, cache or
+// discovery of an earlier test's objects survives, and a test may kill it.
+// When the test ends, the world is put back to its baseline before anyone
+// else may have it: the test's background helpers (operators, proxies, the
+// Delay controller) stop with it, kustomize-controller is killed, and every
+// object the test left (Kustomizations, sources, CRDs and their objects,
+// whatever Flux applied, RBAC) is deleted and waited for, finalizers and
+// all. A world that cannot be put back fails the test that left it, and a
+// test that failed leaves its world behind (its own goroutines may still be
+// writing): in both cases the next test gets a new world.
 //
-// A test in a shared world must not stop or break it (restart the API
-// server, kill or restart the controller, expire watches, uninstall Flux,
-// enable the audit log): those take a world of their own from New. Tests
-// sharing a world cannot run in parallel with each other.
+// A test in a shared world must not stop or break its control plane
+// (restart the API server, expire watches, uninstall Flux, enable the audit
+// log): those take a world of their own from New. Tests sharing a world
+// cannot run in parallel with each other.
 type Shared struct {
 	Options Options
 
@@ -43,8 +43,15 @@ type Shared struct {
 // use. When it cannot start, tb fails if CI is set and is skipped otherwise.
 func (s *Shared) Get(tb testing.TB) *World {
 	tb.Helper()
+	return s.get(tb, s.Options)
+}
+
+// get lends the world running the controller opts names (its control
+// plane is s.Options', whatever opts say of it).
+func (s *Shared) get(tb testing.TB, opts Options) *World {
+	tb.Helper()
 	skipShort(tb)
-	w, err := s.lend(tb)
+	w, err := s.lend(tb, opts)
 	if err != nil {
 		unavailable(tb, err)
 		return nil
@@ -52,7 +59,14 @@ func (s *Shared) Get(tb testing.TB) *World {
 	return w
 }
 
-func (s *Shared) lend(tb testing.TB) (*World, error) {
+// free reports whether no test holds s.
+func (s *Shared) free() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.holder == ""
+}
+
+func (s *Shared) lend(tb testing.TB, opts Options) (*World, error) {
 	tb.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -65,7 +79,7 @@ func (s *Shared) lend(tb testing.TB) (*World, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if s.world == nil {
-		w, base, err := startShared(ctx, s.Options)
+		w, base, err := startShared(ctx, s.Options.controlPlane())
 		if err != nil {
 			s.err = err
 			return nil, err
@@ -73,15 +87,18 @@ func (s *Shared) lend(tb testing.TB) (*World, error) {
 		s.world, s.base = w, base
 	}
 	w := s.world
-	if w.Controller != nil && !w.Controller.running() {
-		if err := w.Controller.Start(ctx); err != nil {
+	w.Controller = nil
+	var logFrom int64
+	if !opts.NoController {
+		c, err := w.newController(opts)
+		if err != nil {
+			return nil, err // the world is fine: this test's controller is missing
+		}
+		w.Controller, logFrom = c, c.logSize()
+		if err := c.Start(ctx); err != nil {
 			s.drop()
 			return nil, err
 		}
-	}
-	var logFrom int64
-	if w.Controller != nil {
-		logFrom = w.Controller.logSize()
 	}
 	scope, endScope := context.WithCancel(w.ctx)
 	w.scopeMu.Lock()
@@ -145,7 +162,9 @@ func (s *Shared) giveBack(tb testing.TB, w *World) {
 
 // drop stops the world; the next Get starts a new one. s.mu is held.
 func (s *Shared) drop() {
-	s.world.Stop()
+	if s.world != nil {
+		s.world.Stop()
+	}
 	s.world, s.base, s.holder = nil, nil, ""
 }
 
@@ -158,35 +177,46 @@ func (s *Shared) Stop() {
 	}
 }
 
-// Pool holds a test package's shared worlds, one per distinct Options,
-// each started on first use; TestMain stops them all (Stop).
+// Pool holds a test package's shared worlds (see Shared), started on
+// first use and stopped by TestMain (Stop). Worlds of the same control
+// plane (APIAudit, APIServerFlags) serve every controller: each test runs
+// the kustomize-controller release and flags its Options name, or none. A
+// test holding one world that asks for another gets a second.
 type Pool struct {
 	mu     sync.Mutex
-	worlds map[string]*Shared
+	worlds map[string][]*Shared
 }
 
-// Get lends tb the package's world for opts until tb ends; see Shared.
+// Get lends tb a world of the pool for opts until tb ends; see Shared.
 func (p *Pool) Get(tb testing.TB, opts Options) *World {
 	tb.Helper()
-	opts.ControllerArgs = slices.Clone(opts.ControllerArgs)
+	key := opts.planeKey()
 	p.mu.Lock()
 	if p.worlds == nil {
-		p.worlds = map[string]*Shared{}
+		p.worlds = map[string][]*Shared{}
 	}
-	s := p.worlds[opts.key()]
+	var s *Shared
+	for _, c := range p.worlds[key] {
+		if c.free() {
+			s = c
+			break
+		}
+	}
 	if s == nil {
-		s = &Shared{Options: opts}
-		p.worlds[opts.key()] = s
+		s = &Shared{Options: opts.controlPlane()}
+		p.worlds[key] = append(p.worlds[key], s)
 	}
 	p.mu.Unlock()
-	return s.Get(tb)
+	return s.get(tb, opts)
 }
 
 // Stop stops every world of the pool.
 func (p *Pool) Stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, s := range p.worlds {
-		s.Stop()
+	for _, list := range p.worlds {
+		for _, s := range list {
+			s.Stop()
+		}
 	}
 }

@@ -46,11 +46,11 @@ func TestSharedWorldIsBackAtItsBaselineForTheNextTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var starts int
+	var first *Controller
 	t.Run("leaves everything behind", func(t *testing.T) {
 		w := worlds.Get(t, seedOptions)
 		ctx := faultCtx(t)
-		starts = w.Controller.Starts
+		first = w.Controller
 		if err := w.CreateNamespace(ctx, ns); err != nil {
 			t.Fatal(err)
 		}
@@ -96,8 +96,8 @@ func TestSharedWorldIsBackAtItsBaselineForTheNextTest(t *testing.T) {
 
 	w := worlds.Get(t, seedOptions)
 	ctx := faultCtx(t)
-	if w.Controller.Starts != starts+1 {
-		t.Errorf("kustomize-controller started %d times, want once more than the %d of the first test", w.Controller.Starts, starts)
+	if w.Controller == first || w.Controller.Starts != 1 || first.running() {
+		t.Errorf("kustomize-controller of the first test still running (%v) or started again (%d starts): want a new one", first.running(), w.Controller.Starts)
 	}
 	gone := []struct {
 		what string
@@ -147,6 +147,33 @@ func TestSharedWorldIsBackAtItsBaselineForTheNextTest(t *testing.T) {
 	if err := w.Client.Get(ctx, client.ObjectKey{Name: operatorCRD.Name}, &apiextensionsv1.CustomResourceDefinition{}); !isNotFound(err) {
 		t.Errorf("the first test's operator is still running: CustomResourceDefinition/%s (get: %v)", operatorCRD.Name, err)
 	}
+}
+
+// TestPoolLendsOneControlPlaneToEveryController: worlds of one control
+// plane run whichever controller each test names, or none.
+func TestPoolLendsOneControlPlaneToEveryController(t *testing.T) {
+	var first *World
+	t.Run("seed controller", func(t *testing.T) {
+		first = worlds.Get(t, seedOptions)
+		if !slices.Equal(first.Controller.Args, seedOptions.ControllerArgs) {
+			t.Errorf("controller args %v, want %v", first.Controller.Args, seedOptions.ControllerArgs)
+		}
+	})
+	t.Run("no controller", func(t *testing.T) {
+		w := worlds.Get(t, Options{NoController: true})
+		if w != first {
+			t.Error("a second world was started for the same control plane")
+		}
+		if w.Controller != nil {
+			t.Errorf("a controller runs: %s %v", w.Controller.Binary, w.Controller.Args)
+		}
+	})
+	t.Run("default controller", func(t *testing.T) {
+		w := worlds.Get(t, Options{})
+		if w != first || w.Controller == nil || len(w.Controller.Args) != 0 || filepath.Base(w.Controller.Binary) != "kustomize-controller" {
+			t.Errorf("want the same world running the default controller without flags")
+		}
+	})
 }
 
 func TestBaselineDiff(t *testing.T) {

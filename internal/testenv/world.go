@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,11 +38,20 @@ type Options struct {
 	// EnableAPIAudit), so that a test can read it without the restart
 	// EnableAPIAudit costs.
 	APIAudit bool
+	// APIServerFlags ("--name=value") are set on kube-apiserver's command
+	// line from the start, as StartAPIServer sets them on a restart.
+	APIServerFlags []string
 }
 
-// key names opts for Pool: worlds with equal keys are interchangeable.
-func (opts Options) key() string {
-	return fmt.Sprintf("%q %v %q %v", opts.ControllerBinary, opts.NoController, opts.ControllerArgs, opts.APIAudit)
+// controlPlane is opts without the controller: what a Pool's worlds of
+// the same control plane share, whichever controller each test runs.
+func (opts Options) controlPlane() Options {
+	return Options{NoController: true, APIAudit: opts.APIAudit, APIServerFlags: slices.Clone(opts.APIServerFlags)}
+}
+
+// planeKey names opts' control plane for Pool.
+func (opts Options) planeKey() string {
+	return fmt.Sprintf("audit=%v flags=%q", opts.APIAudit, opts.APIServerFlags)
 }
 
 // World is one running test world. Every World has its own temporary
@@ -104,7 +114,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
 		return nil, fmt.Errorf("test world: %w", err)
 	}
-	if err := w.startControlPlane(opts.APIAudit); err != nil {
+	if err := w.startControlPlane(opts); err != nil {
 		return nil, err
 	}
 	w.Artifacts, err = StartArtifactServer(filepath.Join(dir, "artifacts"))
@@ -114,15 +124,8 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if opts.NoController {
 		return w, nil
 	}
-	binary := filepath.Join(assets, orDefault(opts.ControllerBinary, "kustomize-controller"))
-	if _, err := os.Stat(binary); err != nil {
-		return nil, fmt.Errorf("test world: %s missing (scripts/test.sh builds the release matrix; run it, or EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS=... scripts/testenv.sh): %w", filepath.Base(binary), err)
-	}
-	w.Controller = &Controller{
-		Binary:     binary,
-		Kubeconfig: w.Kubeconfig,
-		Dir:        filepath.Join(dir, "controller"),
-		Args:       opts.ControllerArgs,
+	if w.Controller, err = w.newController(opts); err != nil {
+		return nil, err
 	}
 	if err := w.Controller.Start(ctx); err != nil {
 		return nil, err
@@ -130,7 +133,22 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	return w, nil
 }
 
-func (w *World) startControlPlane(audit bool) error {
+// newController returns the kustomize-controller opts name, not started,
+// logging into the world's controller directory.
+func (w *World) newController(opts Options) (*Controller, error) {
+	binary := filepath.Join(w.Assets, orDefault(opts.ControllerBinary, "kustomize-controller"))
+	if _, err := os.Stat(binary); err != nil {
+		return nil, fmt.Errorf("test world: %s missing (scripts/test.sh builds the release matrix; run it, or EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS=... scripts/testenv.sh): %w", filepath.Base(binary), err)
+	}
+	return &Controller{
+		Binary:     binary,
+		Kubeconfig: w.Kubeconfig,
+		Dir:        filepath.Join(w.Dir, "controller"),
+		Args:       slices.Clone(opts.ControllerArgs),
+	}, nil
+}
+
+func (w *World) startControlPlane(opts Options) error {
 	start := time.Now()
 	w.Env = &envtest.Environment{
 		BinaryAssetsDirectory:    w.Assets,
@@ -149,15 +167,22 @@ func (w *World) startControlPlane(audit bool) error {
 			return fmt.Errorf("test world: %w", err)
 		}
 	}
-	if audit {
-		flags, err := w.auditFlags()
+	// The first kube-apiserver drains as every restarted one does (see
+	// StartAPIServer): a fault test that stops it sees the same server.
+	flags := append([]string{"--shutdown-send-retry-after=true"}, opts.APIServerFlags...)
+	if opts.APIAudit {
+		audit, err := w.auditFlags()
 		if err != nil {
 			return err
 		}
-		for _, f := range flags {
-			name, value, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
-			api.Configure().Set(name, value)
+		flags = append(flags, audit...)
+	}
+	for _, f := range flags {
+		name, value, ok := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		if !ok || name == "" {
+			return fmt.Errorf("kube-apiserver flag %q: want --name=value", f)
 		}
+		api.Configure().Set(name, value)
 	}
 	if _, err := w.Env.Start(); err != nil {
 		return fmt.Errorf("test world: control plane did not start: %w", err)

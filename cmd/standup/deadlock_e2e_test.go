@@ -27,9 +27,11 @@ const (
 	storageCRD   = "storageprofiles.cdi.kubevirt.io"
 )
 
-// seedCluster starts a world holding the seed's broken layout: the root
-// Kustomization only, the simulated cdi-operator, and Flux's own flags
-// plus extra controller args.
+// seedCluster lends t the shared world holding the seed's broken layout:
+// the root Kustomization only, the simulated cdi-operator, and Flux's own
+// flags plus extra controller args. The seed names its namespaces
+// (flux-system and those it applies), so it cannot move to namespaces of
+// its own: the shared world is empty of it when a test starts.
 func seedCluster(t *testing.T, repo string, controllerArgs ...string) *testenv.World {
 	t.Helper()
 	return seedClusterWith(t, repo, testenv.Options{ControllerArgs: controllerArgs})
@@ -37,10 +39,14 @@ func seedCluster(t *testing.T, repo string, controllerArgs ...string) *testenv.W
 
 func seedClusterWith(t *testing.T, repo string, opts testenv.Options) *testenv.World {
 	t.Helper()
-	w := testenv.New(t, opts)
+	w := sharedWorld(t, opts, "flux-system")
 	ctx := context.Background()
-	if err := w.CreateNamespace(ctx, "flux-system"); err != nil {
-		t.Fatal(err)
+	// The deadlock exists only while the runtime CRDs do not.
+	for _, name := range []string{storageCRD, "datavolumes.cdi.kubevirt.io"} {
+		err := w.Client.Get(ctx, client.ObjectKey{Name: name}, &apiextensionsv1.CustomResourceDefinition{})
+		if !apierrors.IsNotFound(err) {
+			t.Fatalf("CustomResourceDefinition/%s must be absent for the seed to deadlock: get returned %v", name, err)
+		}
 	}
 	if _, err := w.Artifacts.Publish(ctx, w.Client, "flux-system", "flux-system", repo); err != nil {
 		t.Fatal(err)
@@ -181,7 +187,8 @@ func testResumeRepairsSeedDeadlock(t *testing.T, release string) {
 		t.Fatal(err)
 	}
 
-	// That capture, used as the bundle on a fresh stuck cluster, repairs it.
+	// That capture, used as the bundle on a fresh stuck cluster (the shared
+	// world of those options, at its baseline), repairs it.
 	fresh := seedClusterWith(t, deadlockRepo, testenv.Options{ControllerArgs: []string{"--requeue-dependency=2s"}}.ForRelease(release))
 	stuck(t, fresh)
 	repair := runCLI(t, fresh, "crds", "--crds", captured)
@@ -241,7 +248,7 @@ func TestCRDsRefusesBadBundlesAndChangesNothing(t *testing.T) {
 }
 
 func TestCRDsAllNeverTouchesExistingCRDs(t *testing.T) {
-	w := testenv.New(t, testenv.Options{NoController: true})
+	w := sharedWorld(t, testenv.Options{NoController: true})
 	ctx := context.Background()
 	existing, err := testenv.LoadCRD("testdata/widgets-crd.yaml")
 	if err != nil {

@@ -44,6 +44,13 @@ func standupBinary(t *testing.T) string {
 	return builtPath
 }
 
+// removeStandupBinary removes what standupBinary built; TestMain calls it.
+func removeStandupBinary() {
+	if builtPath != "" {
+		_ = os.RemoveAll(filepath.Dir(builtPath))
+	}
+}
+
 // TestSignalStopsTheRealBinaryPromptly: the first SIGINT or SIGTERM cancels
 // every request (discovery's too, which takes no context) and the binary
 // exits 130 within the 2 s the docs promise. The hung server would keep it

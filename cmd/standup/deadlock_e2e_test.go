@@ -105,7 +105,31 @@ func TestResumeRepairsSeedDeadlock(t *testing.T) {
 	}
 }
 
+// testResumeRepairsSeedDeadlock repairs the seed, captures the runtime
+// CRDs, and repairs a fresh stuck cluster with that capture: two turns in
+// the shared world, the capture kept between them.
 func testResumeRepairsSeedDeadlock(t *testing.T, release string) {
+	captured := filepath.Join(t.TempDir(), "bundle")
+	if !t.Run("repair and capture", func(t *testing.T) { repairSeedAndCapture(t, release, captured) }) {
+		return
+	}
+	t.Run("the capture repairs a fresh stuck cluster", func(t *testing.T) {
+		fresh := seedClusterWith(t, deadlockRepo, testenv.Options{ControllerArgs: []string{"--requeue-dependency=2s"}}.ForRelease(release))
+		stuck(t, fresh)
+		repair := runCLI(t, fresh, "crds", "--crds", captured)
+		if repair.Code != ExitOK {
+			t.Fatalf("crds with the captured bundle: exit %d: %v", repair.Code, repair.Err)
+		}
+		if ks := getKS(t, fresh, "flux-system", "platform-config"); !isReady(ks) {
+			t.Fatalf("platform-config not Ready after crds: %v", ks.Status.Conditions)
+		}
+	})
+}
+
+// repairSeedAndCapture resumes the seed with the bundle, checks the repair
+// on the cluster, and writes the runtime CRD crds capture finds into the
+// directory captured.
+func repairSeedAndCapture(t *testing.T, release, captured string) {
 	w := seedClusterWith(t, deadlockRepo, testenv.Options{}.ForRelease(release))
 	res := runCLI(t, w, "resume", "--crds", seedBundle, "-o", "json")
 	if res.Code != ExitOK {
@@ -175,7 +199,6 @@ func testResumeRepairsSeedDeadlock(t *testing.T, release string) {
 	if !contains(files, storageCRD+".yaml") || contains(files, "cdis.cdi.kubevirt.io.yaml") {
 		t.Fatalf("captured %v: want %s and not the CRDs Flux applied", files, storageCRD)
 	}
-	captured := filepath.Join(t.TempDir(), "bundle")
 	if err := os.MkdirAll(captured, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -185,18 +208,6 @@ func testResumeRepairsSeedDeadlock(t *testing.T, release string) {
 	}
 	if err := os.WriteFile(filepath.Join(captured, storageCRD+".yaml"), data, 0o644); err != nil {
 		t.Fatal(err)
-	}
-
-	// That capture, used as the bundle on a fresh stuck cluster (the shared
-	// world of those options, at its baseline), repairs it.
-	fresh := seedClusterWith(t, deadlockRepo, testenv.Options{ControllerArgs: []string{"--requeue-dependency=2s"}}.ForRelease(release))
-	stuck(t, fresh)
-	repair := runCLI(t, fresh, "crds", "--crds", captured)
-	if repair.Code != ExitOK {
-		t.Fatalf("crds with the captured bundle: exit %d: %v", repair.Code, repair.Err)
-	}
-	if ks := getKS(t, fresh, "flux-system", "platform-config"); !isReady(ks) {
-		t.Fatalf("platform-config not Ready after crds: %v", ks.Status.Conditions)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,6 +73,50 @@ func (w *World) quietConfig() *rest.Config {
 
 // objects lists every object the baseline counts.
 func (w *World) objects(ctx context.Context) ([]objectRef, error) {
+	resources, err := w.countedResources()
+	if err != nil {
+		return nil, err
+	}
+	mc, err := metadata.NewForConfig(w.quietConfig())
+	if err != nil {
+		return nil, fmt.Errorf("test world metadata client: %w", err)
+	}
+	// One list per resource, a few at a time: a clean-up reads them all
+	// two or three times.
+	lists := make([][]objectRef, len(resources))
+	errs := make([]error, len(resources))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 8)
+	for i, gvr := range resources {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			items, err := mc.Resource(gvr).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				errs[i] = fmt.Errorf("test world: list %s: %w", gvr.GroupResource(), err)
+				return
+			}
+			for _, item := range items.Items {
+				if !slices.Contains(ignoredNamespaces, item.Namespace) {
+					lists[i] = append(lists[i], objectRef{
+						Resource: gvr, Namespace: item.Namespace, Name: item.Name,
+						finalizers: len(item.Finalizers) > 0, deleted: item.DeletionTimestamp != nil,
+					})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return slices.Concat(lists...), nil
+}
+
+// countedResources returns the resources the baseline counts, as the API
+// server serves them now.
+func (w *World) countedResources() ([]schema.GroupVersionResource, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(w.quietConfig())
 	if err != nil {
 		return nil, fmt.Errorf("test world discovery: %w", err)
@@ -82,11 +127,7 @@ func (w *World) objects(ctx context.Context) ([]objectRef, error) {
 	if err != nil {
 		return nil, fmt.Errorf("test world discovery: %w", err)
 	}
-	mc, err := metadata.NewForConfig(w.quietConfig())
-	if err != nil {
-		return nil, fmt.Errorf("test world metadata client: %w", err)
-	}
-	var out []objectRef
+	var out []schema.GroupVersionResource
 	for _, list := range lists {
 		gv, err := schema.ParseGroupVersion(list.GroupVersion)
 		if err != nil {
@@ -96,23 +137,9 @@ func (w *World) objects(ctx context.Context) ([]objectRef, error) {
 			continue
 		}
 		for _, res := range list.APIResources {
-			if strings.Contains(res.Name, "/") || slices.Contains(ignoredResources, res.Name) ||
-				!slices.Contains(res.Verbs, "list") || !slices.Contains(res.Verbs, "delete") {
-				continue
-			}
-			gvr := gv.WithResource(res.Name)
-			items, err := mc.Resource(gvr).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("test world: list %s: %w", gvr.GroupResource(), err)
-			}
-			for _, item := range items.Items {
-				if slices.Contains(ignoredNamespaces, item.Namespace) {
-					continue
-				}
-				out = append(out, objectRef{
-					Resource: gvr, Namespace: item.Namespace, Name: item.Name,
-					finalizers: len(item.Finalizers) > 0, deleted: item.DeletionTimestamp != nil,
-				})
+			if !strings.Contains(res.Name, "/") && !slices.Contains(ignoredResources, res.Name) &&
+				slices.Contains(res.Verbs, "list") && slices.Contains(res.Verbs, "delete") {
+				out = append(out, gv.WithResource(res.Name))
 			}
 		}
 	}
@@ -186,7 +213,7 @@ func (w *World) restore(ctx context.Context, base baseline) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("test world not back at its baseline: %w (%w)", last, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
@@ -197,26 +224,37 @@ func (w *World) restore(ctx context.Context, base baseline) error {
 // pruned namespace would never finish terminating), except on CRDs, which
 // the API server finalizes by deleting their objects.
 func deleteAll(ctx context.Context, mc metadata.Interface, objs []objectRef) error {
-	var errs []error
-	background := metav1.DeletePropagationBackground
-	for _, o := range objs {
-		r := mc.Resource(o.Resource).Namespace(o.Namespace)
-		if o.finalizers && o.Resource != crdResource {
-			_, err := r.Patch(ctx, o.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-			if err != nil && !isNotFound(err) {
-				errs = append(errs, fmt.Errorf("%s: remove finalizers: %w", o, err))
-				continue
-			}
-		}
-		if o.deleted {
-			continue
-		}
-		err := r.Delete(ctx, o.Name, metav1.DeleteOptions{PropagationPolicy: &background})
+	errs := make([]error, len(objs))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 8)
+	for i, o := range objs {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			errs[i] = deleteOne(ctx, mc, o)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func deleteOne(ctx context.Context, mc metadata.Interface, o objectRef) error {
+	r := mc.Resource(o.Resource).Namespace(o.Namespace)
+	if o.finalizers && o.Resource != crdResource {
+		_, err := r.Patch(ctx, o.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 		if err != nil && !isNotFound(err) {
-			errs = append(errs, fmt.Errorf("%s: delete: %w", o, err))
+			return fmt.Errorf("%s: remove finalizers: %w", o, err)
 		}
 	}
-	return errors.Join(errs...)
+	if o.deleted {
+		return nil
+	}
+	background := metav1.DeletePropagationBackground
+	if err := r.Delete(ctx, o.Name, metav1.DeleteOptions{PropagationPolicy: &background}); err != nil && !isNotFound(err) {
+		return fmt.Errorf("%s: delete: %w", o, err)
+	}
+	return nil
 }
 
 // names lists objs for an error, the first 20 of them.

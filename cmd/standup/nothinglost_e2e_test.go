@@ -206,30 +206,32 @@ type witness struct {
 
 func witnessFrom(t *testing.T, w *testenv.World) *witness {
 	t.Helper()
-	_, end := auditSince(t, w, 0)
-	return &witness{w: w, from: end}
+	syncAudit(t, w)
+	from, err := w.APIAuditLogSize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &witness{w: w, from: from}
 }
 
-// auditSince returns the audit events logged from byte offset on, once
-// every request completed so far is in the log, and the offset after them.
-func auditSince(t *testing.T, w *testenv.World, offset int64) ([]auditv1.Event, int64) {
+// syncAudit waits until every request completed so far is in w's audit log.
+func syncAudit(t *testing.T, w *testenv.World) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := w.SyncAPIAudit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	events, end, err := w.APIAuditLogSince(offset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return events, end
 }
 
 // events returns every audit event since the witness began.
 func (wt *witness) events(t *testing.T) []auditv1.Event {
 	t.Helper()
-	events, _ := auditSince(t, wt.w, wt.from)
+	syncAudit(t, wt.w)
+	events, _, err := wt.w.APIAuditLogSince(wt.from)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return events
 }
 

@@ -111,6 +111,17 @@ func (w *World) APIAuditLogSince(offset int64) ([]auditv1.Event, int64, error) {
 	return events, offset + int64(whole), sc.Err()
 }
 
+// APIAuditLogSize returns the audit log's size: the offset from which
+// APIAuditLogSince returns what is logged from now on (call SyncAPIAudit
+// first, so that nothing that completed before is logged after).
+func (w *World) APIAuditLogSize() (int64, error) {
+	fi, err := os.Stat(w.auditLogPath())
+	if err != nil {
+		return 0, fmt.Errorf("audit log (call EnableAPIAudit first): %w", err)
+	}
+	return fi.Size(), nil
+}
+
 // SyncAPIAudit sends one marker request and waits until the audit log holds
 // it: every request that completed before has been logged by then.
 func (w *World) SyncAPIAudit(ctx context.Context) error {
@@ -124,10 +135,7 @@ func (w *World) SyncAPIAudit(ctx context.Context) error {
 	id := UniqueName("marker")
 	// The marker is logged after it is sent: only the log from here on
 	// need be read for it.
-	var from int64
-	if fi, err := os.Stat(w.auditLogPath()); err == nil {
-		from = fi.Size()
-	}
+	from, _ := w.APIAuditLogSize()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+"/api/v1/namespaces/default?audit-marker="+id, nil)
 	if err != nil {
 		return err

@@ -23,8 +23,7 @@ var worlds testenv.Pool
 
 func TestMain(m *testing.M) {
 	defer removeStandupBinary()
-	defer worlds.Stop()
-	m.Run()
+	testenv.Main(m, &worlds)
 }
 
 // sharedWorld lends t the package's world for opts until t ends, and

@@ -21,10 +21,7 @@ import (
 // worlds are this package's shared worlds (see Shared).
 var worlds Pool
 
-func TestMain(m *testing.M) {
-	defer worlds.Stop()
-	m.Run()
-}
+func TestMain(m *testing.M) { Main(m, &worlds) }
 
 // seedOptions are the options of the seed's worlds: Flux's default
 // re-check of a not-ready dependency is 30 s; a short one keeps the

@@ -13,6 +13,11 @@ done
 assets=$(EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS="${extra# }" bash scripts/testenv.sh)
 export KUBEBUILDER_ASSETS="$assets"
 echo "test: KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS releases=$STANDUP_CONTROLLER_RELEASES" >&2
-# -p 1: the end-to-end packages each start real control planes; on a
-# 2-core machine running them side by side only makes them slower.
-exec go test -race -p 1 -timeout 80m "$@" ./...
+# Packages build and run side by side, but those that start control planes
+# (cmd/standup, internal/testenv, pkg/crds) take turns: each holds the lock
+# file STANDUP_TESTENV_LOCK names while it runs (testenv.LockMachine), since
+# two sets of control planes on a 2-core machine only slow each other. -p 4:
+# a package waiting for the lock uses no CPU, and leaves a slot to the rest.
+lock="${TMPDIR:-/tmp}/standup-testenv-$$.lock"
+trap 'rm -f "$lock"' EXIT
+STANDUP_TESTENV_LOCK="$lock" go test -race -p 4 -timeout 80m "$@" ./...

@@ -114,32 +114,35 @@ func clusterCommands(t *testing.T) [][]string {
 // cluster command exits 124 within a few seconds of the limit, discovery
 // included. The bound is a liveness bound with slack: a hang takes minutes.
 func TestTimeoutEndsEveryClusterCommandOnAHungServer(t *testing.T) {
-	kubeconfig := silentTLSServer(t)
+	var names []string
 	for _, args := range clusterCommands(t) {
-		// One at a time: Run is a process entry point (urfave/cli's help
-		// flag and the process's loggers are global).
-		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			start := time.Now()
-			full := append([]string{"standup", "--kubeconfig", kubeconfig, "--timeout", "3s"}, args...)
-			done := make(chan int, 1)
-			go func() {
-				err := Run(context.Background(), full, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
-				done <- ExitCode(err, &errOut)
-			}()
-			select {
-			case code := <-done:
-				if code != ExitTimeout {
-					t.Fatalf("exit %d, want %d\nstderr: %s", code, ExitTimeout, errOut.String())
-				}
-				if took := time.Since(start); took > 15*time.Second {
-					t.Fatalf("took %s to honour --timeout 3s", took)
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatal("still running 60 s after --timeout 3s: hung")
-			}
-		})
+		names = append(names, strings.Join(args, " "))
 	}
+	// Each command line in a process of its own, all at once: each waits
+	// out its 3 s.
+	inChildren(t, names, func(t *testing.T, i int) {
+		kubeconfig := silentTLSServer(t)
+		args := clusterCommands(t)[i]
+		var out, errOut bytes.Buffer
+		start := time.Now()
+		full := append([]string{"standup", "--kubeconfig", kubeconfig, "--timeout", "3s"}, args...)
+		done := make(chan int, 1)
+		go func() {
+			err := Run(context.Background(), full, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+			done <- ExitCode(err, &errOut)
+		}()
+		select {
+		case code := <-done:
+			if code != ExitTimeout {
+				t.Fatalf("exit %d, want %d\nstderr: %s", code, ExitTimeout, errOut.String())
+			}
+			if took := time.Since(start); took > 15*time.Second {
+				t.Fatalf("took %s to honour --timeout 3s", took)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("still running 60 s after --timeout 3s: hung")
+		}
+	})
 }
 
 func TestRequestTimeoutEndsARequestTheServerNeverAnswers(t *testing.T) {

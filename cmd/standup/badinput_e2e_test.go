@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,18 +27,13 @@ type badInput struct {
 func TestBadInputFailsCleanlyAndChangesNothing(t *testing.T) {
 	// No controller: nothing but standup may write, so any moved
 	// resourceVersion is standup's doing.
-	w := testenv.New(t, testenv.Options{NoController: true})
+	cyc, dangling := testenv.UniqueName("cyc"), testenv.UniqueName("dangling")
+	w := sharedWorld(t, testenv.Options{NoController: true}, cyc, dangling)
 	ctx := context.Background()
-	for _, ns := range []string{"cyc", "dangling"} {
-		if err := w.CreateNamespace(ctx, ns); err != nil {
-			t.Fatal(err)
-		}
-	}
-	enableAudit(t, w)
 	create(t, w,
-		testenv.KS{Namespace: "cyc", Name: "a", Path: "./ok", Suspend: true, DependsOn: deps("b")},
-		testenv.KS{Namespace: "cyc", Name: "b", Path: "./ok", Suspend: true, DependsOn: deps("a")},
-		testenv.KS{Namespace: "dangling", Name: "x", Path: "./ok", Suspend: true, DependsOn: deps("ghost")},
+		testenv.KS{Namespace: cyc, Name: "a", Path: "./ok", Suspend: true, DependsOn: deps("b")},
+		testenv.KS{Namespace: cyc, Name: "b", Path: "./ok", Suspend: true, DependsOn: deps("a")},
+		testenv.KS{Namespace: dangling, Name: "x", Path: "./ok", Suspend: true, DependsOn: deps("ghost")},
 	)
 	widgets, err := testenv.LoadCRD("testdata/widgets-crd.yaml")
 	if err != nil {
@@ -70,12 +66,13 @@ func TestBadInputFailsCleanlyAndChangesNothing(t *testing.T) {
 		"gadgets.yaml":   strings.NewReplacer("widgets", "gadgets", "singular: widget", "singular: gadget").Replace(widgetCRD),
 		"sprockets.yaml": strings.NewReplacer("widgets", "sprockets", "Widget", "Sprocket", "singular: widget", "singular: sprocket").Replace(widgetCRD),
 	})
+	cycle := fmt.Sprintf("circular dependency detected: %[1]s/a -> %[1]s/b -> %[1]s/a", cyc)
 	cases := []badInput{
 		{name: "missing kubeconfig", kubeconfig: absent, args: []string{"resume"}, wantCode: ExitFailure, wantText: []string{absent, "not found"}},
 		{name: "unknown context", args: []string{"--context", "nope", "resume"}, wantCode: ExitFailure, wantText: []string{`context "nope" not found`, w.Kubeconfig}},
-		{name: "cycle/resume", args: []string{"resume", "-n", "cyc"}, wantCode: ExitInvalidGraph, wantText: []string{"circular dependency detected: cyc/a -> cyc/b -> cyc/a"}},
-		{name: "cycle/tiers", args: []string{"tiers", "-n", "cyc"}, wantCode: ExitInvalidGraph, wantText: []string{"circular dependency detected: cyc/a -> cyc/b -> cyc/a"}},
-		{name: "dangling dependency", args: []string{"tiers", "-n", "dangling"}, wantCode: ExitInvalidGraph, wantText: []string{"Kustomization/dangling/x depends on Kustomization/dangling/ghost, which does not exist"}},
+		{name: "cycle/resume", args: []string{"resume", "-n", cyc}, wantCode: ExitInvalidGraph, wantText: []string{cycle}},
+		{name: "cycle/tiers", args: []string{"tiers", "-n", cyc}, wantCode: ExitInvalidGraph, wantText: []string{cycle}},
+		{name: "dangling dependency", args: []string{"tiers", "-n", dangling}, wantCode: ExitInvalidGraph, wantText: []string{"Kustomization/" + dangling + "/x depends on Kustomization/" + dangling + "/ghost, which does not exist"}},
 		{name: "malformed manifest under --path", args: []string{"tiers", "--path", filepath.Join(malformed, "clusters/c")}, wantCode: ExitFailure, wantText: []string{"broken.yaml"}},
 		{name: "bundle holding a non-CRD/resume", args: []string{"resume", "--crds", notCRD}, wantCode: ExitFailure, wantText: []string{filepath.Join(notCRD, "configmap.yaml"), "kind ConfigMap is not"}},
 		{name: "bundle holding a non-CRD/crds", args: []string{"crds", "--all", "--crds", notCRD}, wantCode: ExitFailure, wantText: []string{filepath.Join(notCRD, "configmap.yaml"), "kind ConfigMap is not"}},
@@ -87,13 +84,12 @@ func TestBadInputFailsCleanlyAndChangesNothing(t *testing.T) {
 }
 
 func TestBadInputFluxNotInstalled(t *testing.T) {
-	w := testenv.New(t, testenv.Options{NoController: true})
+	w := freshWorld(t, testenv.Options{NoController: true, APIAudit: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := w.UninstallFlux(ctx); err != nil {
 		t.Fatal(err)
 	}
-	enableAudit(t, w)
 	for _, args := range [][]string{{"tiers"}, {"resume"}, {"crds", "--crds", seedBundle}} {
 		runBadInput(t, w, badInput{name: args[0], args: args, wantCode: ExitFailure, wantText: []string{"Flux is not installed on this cluster"}})
 	}

@@ -28,9 +28,11 @@ const (
 	storageCRD   = "storageprofiles.cdi.kubevirt.io"
 )
 
-// seedCluster starts a world holding the seed's broken layout: the root
-// Kustomization only, the simulated cdi-operator, and Flux's own flags
-// plus extra controller args.
+// seedCluster lends t the shared world holding the seed's broken layout:
+// the root Kustomization only, the simulated cdi-operator, and Flux's own
+// flags plus extra controller args. The seed names its namespaces
+// (flux-system and those it applies), so it cannot move to namespaces of
+// its own: the shared world is empty of it when a test starts.
 func seedCluster(t *testing.T, repo string, controllerArgs ...string) *testenv.World {
 	t.Helper()
 	return seedClusterWith(t, repo, testenv.Options{ControllerArgs: controllerArgs})
@@ -38,10 +40,14 @@ func seedCluster(t *testing.T, repo string, controllerArgs ...string) *testenv.W
 
 func seedClusterWith(t *testing.T, repo string, opts testenv.Options) *testenv.World {
 	t.Helper()
-	w := testenv.New(t, opts)
+	w := sharedWorld(t, opts, "flux-system")
 	ctx := context.Background()
-	if err := w.CreateNamespace(ctx, "flux-system"); err != nil {
-		t.Fatal(err)
+	// The deadlock exists only while the runtime CRDs do not.
+	for _, name := range []string{storageCRD, "datavolumes.cdi.kubevirt.io"} {
+		err := w.Client.Get(ctx, client.ObjectKey{Name: name}, &apiextensionsv1.CustomResourceDefinition{})
+		if !apierrors.IsNotFound(err) {
+			t.Fatalf("CustomResourceDefinition/%s must be absent for the seed to deadlock: get returned %v", name, err)
+		}
 	}
 	if _, err := w.Artifacts.Publish(ctx, w.Client, "flux-system", "flux-system", repo); err != nil {
 		t.Fatal(err)
@@ -100,7 +106,31 @@ func TestResumeRepairsSeedDeadlock(t *testing.T) {
 	}
 }
 
+// testResumeRepairsSeedDeadlock repairs the seed, captures the runtime
+// CRDs, and repairs a fresh stuck cluster with that capture: two turns in
+// the shared world, the capture kept between them.
 func testResumeRepairsSeedDeadlock(t *testing.T, release string) {
+	captured := filepath.Join(t.TempDir(), "bundle")
+	if !t.Run("repair and capture", func(t *testing.T) { repairSeedAndCapture(t, release, captured) }) {
+		return
+	}
+	t.Run("the capture repairs a fresh stuck cluster", func(t *testing.T) {
+		fresh := seedClusterWith(t, deadlockRepo, testenv.Options{ControllerArgs: []string{"--requeue-dependency=2s"}}.ForRelease(release))
+		stuck(t, fresh)
+		repair := runCLI(t, fresh, "crds", "--crds", captured)
+		if repair.Code != ExitOK {
+			t.Fatalf("crds with the captured bundle: exit %d: %v", repair.Code, repair.Err)
+		}
+		if ks := getKS(t, fresh, "flux-system", "platform-config"); !isReady(ks) {
+			t.Fatalf("platform-config not Ready after crds: %v", ks.Status.Conditions)
+		}
+	})
+}
+
+// repairSeedAndCapture resumes the seed with the bundle, checks the repair
+// on the cluster, and writes the runtime CRD crds capture finds into the
+// directory captured.
+func repairSeedAndCapture(t *testing.T, release, captured string) {
 	w := seedClusterWith(t, deadlockRepo, testenv.Options{}.ForRelease(release))
 	res := runCLI(t, w, "resume", "--crds", seedBundle, "-o", "json")
 	if res.Code != ExitOK {
@@ -170,7 +200,6 @@ func testResumeRepairsSeedDeadlock(t *testing.T, release string) {
 	if !slices.Contains(files, storageCRD+".yaml") || slices.Contains(files, "cdis.cdi.kubevirt.io.yaml") {
 		t.Fatalf("captured %v: want %s and not the CRDs Flux applied", files, storageCRD)
 	}
-	captured := filepath.Join(t.TempDir(), "bundle")
 	if err := os.MkdirAll(captured, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -180,17 +209,6 @@ func testResumeRepairsSeedDeadlock(t *testing.T, release string) {
 	}
 	if err := os.WriteFile(filepath.Join(captured, storageCRD+".yaml"), data, 0o644); err != nil {
 		t.Fatal(err)
-	}
-
-	// That capture, used as the bundle on a fresh stuck cluster, repairs it.
-	fresh := seedClusterWith(t, deadlockRepo, testenv.Options{ControllerArgs: []string{"--requeue-dependency=2s"}}.ForRelease(release))
-	stuck(t, fresh)
-	repair := runCLI(t, fresh, "crds", "--crds", captured)
-	if repair.Code != ExitOK {
-		t.Fatalf("crds with the captured bundle: exit %d: %v", repair.Code, repair.Err)
-	}
-	if ks := getKS(t, fresh, "flux-system", "platform-config"); !isReady(ks) {
-		t.Fatalf("platform-config not Ready after crds: %v", ks.Status.Conditions)
 	}
 }
 
@@ -242,7 +260,7 @@ func TestCRDsRefusesBadBundlesAndChangesNothing(t *testing.T) {
 }
 
 func TestCRDsAllNeverTouchesExistingCRDs(t *testing.T) {
-	w := testenv.New(t, testenv.Options{NoController: true})
+	w := sharedWorld(t, testenv.Options{NoController: true})
 	ctx := context.Background()
 	existing, err := testenv.LoadCRD("testdata/widgets-crd.yaml")
 	if err != nil {

@@ -15,16 +15,26 @@ import (
 // leaves every Kustomization suspended. Before names were taken, urfave/cli
 // stopped at the name and dropped --dry-run: the walk unsuspended all nine.
 func TestResumeNameDryRunWritesNothing(t *testing.T) {
-	w, graph := suspendedGraph(t)
+	w, g := suspendedGraph(t)
 	wit := witnessFrom(t, w)
 	spec := runSpec{kubeconfig: w.Kubeconfig}
+	web := g.apps + "/web"
 	lines := [][]string{
 		{"resume", "web", "--dry-run"},
-		{"resume", "apps/web", "--dry-run"},
+		{"resume", web, "--dry-run"},
 		{"resume", "ks", "web", "--dry-run", "-o", "json"},
-		{"resume", "kustomization", "apps/web", "--dry-run=true"},
+		{"resume", "kustomization", web, "--dry-run=true"},
 		{"resume", "--dry-run", "web", "--no-unsuspend"},
 	}
+	in := func(ns string, names ...string) []string {
+		var out []string
+		for _, n := range names {
+			out = append(out, ns+"/"+n)
+		}
+		return out
+	}
+	needed := append([]string{web}, in(g.infra, "join", "left", "right", "base")...)
+	notNeeded := append(in(g.infra, "side"), in(g.apps, "worker", "frontend", "edge")...)
 	for _, args := range lines {
 		res := runWith(context.Background(), t, spec, args...)
 		if res.Code != ExitOK {
@@ -32,12 +42,12 @@ func TestResumeNameDryRunWritesNothing(t *testing.T) {
 		}
 		// web needs join, left, right and base; side, worker, frontend and
 		// edge are not its ancestors and must not be planned.
-		for _, want := range []string{"apps/web", "infra/join", "infra/left", "infra/right", "infra/base"} {
+		for _, want := range needed {
 			if !plans(res.Stdout, want) {
 				t.Errorf("%s: the plan does not name %s:\n%s", strings.Join(args, " "), want, res.Stdout)
 			}
 		}
-		for _, unwanted := range []string{"infra/side", "apps/worker", "apps/frontend", "apps/edge"} {
+		for _, unwanted := range notNeeded {
 			if plans(res.Stdout, unwanted) {
 				t.Errorf("%s: the plan names %s, which web does not need:\n%s", strings.Join(args, " "), unwanted, res.Stdout)
 			}
@@ -46,7 +56,7 @@ func TestResumeNameDryRunWritesNothing(t *testing.T) {
 	// An empty filter would pass the no-writes check: standup's own reads
 	// must be in the same log.
 	reads := 0
-	for _, e := range auditEvents(t, w)[wit.from:] {
+	for _, e := range wit.events(t) {
 		if e.UserAgent == standupAgent && (e.Verb == "list" || e.Verb == "get") {
 			reads++
 		}
@@ -55,7 +65,7 @@ func TestResumeNameDryRunWritesNothing(t *testing.T) {
 		t.Fatalf("the audit log shows %d reads by standup for %d runs: the witness sees nothing", reads, len(lines))
 	}
 	wit.assertNoWrites(t)
-	for _, k := range graph {
+	for _, k := range g.kss {
 		ks := &kustomizev1.Kustomization{}
 		if err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: k.Namespace, Name: k.Name}, ks); err != nil {
 			t.Fatal(err)

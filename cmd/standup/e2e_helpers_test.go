@@ -90,25 +90,6 @@ func summaryOf(t *testing.T, evs []wait.Event) wait.Summary {
 	return wait.Summary{}
 }
 
-// world starts a fresh world publishing testdata/tree as GitRepository ns/repo.
-func world(t *testing.T, namespaces ...string) *testenv.World {
-	t.Helper()
-	return worldWith(t, testenv.Options{}, namespaces...)
-}
-
-// worldWith starts a fresh world with opts (e.g. another controller release).
-func worldWith(t *testing.T, opts testenv.Options, namespaces ...string) *testenv.World {
-	t.Helper()
-	w := testenv.New(t, opts)
-	ctx := context.Background()
-	for _, ns := range namespaces {
-		if err := w.CreateNamespace(ctx, ns); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return w
-}
-
 func publish(t *testing.T, w *testenv.World, ns, dir string) string {
 	t.Helper()
 	rev, err := w.Artifacts.Publish(context.Background(), w.Client, ns, "repo", dir)

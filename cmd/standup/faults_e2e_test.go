@@ -67,7 +67,8 @@ func TestFaultAPIServerRestartMidResume(t *testing.T) {
 	}
 	for _, o := range outages {
 		t.Run(o.name, func(t *testing.T) {
-			w, graph := suspendedGraph(t)
+			w, g := suspendedGraphAlone(t)
+			graph := g.kss
 			wit := witnessFrom(t, w)
 			tap, first := onFirst(isReadyEvent)
 			done := goRun(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig, onEvent: tap}, "resume", "-o", "json", "-v")
@@ -93,8 +94,11 @@ func TestFaultAPIServerRestartMidResume(t *testing.T) {
 	}
 }
 
+// TestFaultControllerKilledMidWalk kills the controller of a shared world:
+// each test there runs a kustomize-controller of its own.
 func TestFaultControllerKilledMidWalk(t *testing.T) {
-	w, graph := suspendedGraph(t)
+	w, g := suspendedGraph(t)
+	graph := g.kss
 	wit := witnessFrom(t, w)
 	tap, first := onFirst(isReadyEvent)
 	done := goRun(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig, onEvent: tap}, "resume", "-o", "json", "-v")
@@ -133,7 +137,8 @@ func TestFaultControllerKilledMidWalk(t *testing.T) {
 func TestFaultExpiredWatchRelists(t *testing.T) {
 	// Without the watch cache, kube-apiserver serves watches from etcd, so
 	// a watch resumed after a compaction is answered 410 Gone.
-	w, graph := suspendedGraph(t, "--watch-cache=false")
+	w, g := suspendedGraphAlone(t, "--watch-cache=false")
+	graph := g.kss
 	proxy, err := w.StartProxy()
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +167,7 @@ func TestFaultExpiredWatchRelists(t *testing.T) {
 	// (the one the walk needs) tried to resume from a compacted revision,
 	// and then listed again. The quieter informers (CRDs, sources) may
 	// reconnect after the walk is over, so they are only reported.
-	log := auditEvents(t, w)[wit.from:]
+	log := wit.events(t)
 	for _, resource := range []string{"kustomizations", "customresourcedefinitions", "gitrepositories"} {
 		resumed, relisted := resumesAndRelists(t, log, resource, blockedAt, rev)
 		t.Logf("%s: resumed from %v (compacted at %d), then re-listed %d time(s)", resource, resumed, rev, relisted)
@@ -252,7 +257,6 @@ func TestFaultInterruptMidWalk(t *testing.T) {
 
 func TestFaultInterruptAroundPreApply(t *testing.T) {
 	w := seedCluster(t, deadlockRepo)
-	enableAudit(t, w)
 	want, err := testenv.LoadCRD(seedBundle + "/" + storageCRD + ".yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -338,32 +342,40 @@ func crdState(t *testing.T, w *testenv.World, want *apiextensionsv1.CustomResour
 }
 
 func TestFaultUnreachableAPIServerAtStart(t *testing.T) {
-	closed := closedPort(t)
-	hung := hungServer(t)
-	bundle := seedBundle
-	for _, server := range []struct{ name, addr string }{{"closed port", closed}, {"silent server", hung}} {
-		kubeconfig := kubeconfigFor(t, "https://"+server.addr)
-		for _, args := range [][]string{{"tiers"}, {"resume"}, {"crds", "--crds", bundle}} {
-			t.Run(server.name+"/"+args[0], func(t *testing.T) {
-				start := time.Now()
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				res := runWith(ctx, t, runSpec{kubeconfig: kubeconfig}, args...)
-				took := time.Since(start)
-				if took > 10*time.Second {
-					t.Errorf("took %s to give up, want at most 10s", took)
-				}
-				if res.Code != ExitFailure {
-					t.Fatalf("exit %d, want %d", res.Code, ExitFailure)
-				}
-				msg := errorLine(t, res.Stderr)
-				if !strings.Contains(msg, "cannot reach the API server") || !strings.Contains(msg, server.addr) {
-					t.Errorf("error %q: want it to say it cannot reach the API server at %s", msg, server.addr)
-				}
-				t.Logf("gave up in %s: %s", took.Round(time.Millisecond), msg)
-			})
+	servers := []struct {
+		name  string
+		start func(t *testing.T) string
+	}{{"closed port", closedPort}, {"silent server", hungServer}}
+	commands := [][]string{{"tiers"}, {"resume"}, {"crds", "--crds", seedBundle}}
+	var names []string
+	for _, server := range servers {
+		for _, args := range commands {
+			names = append(names, server.name+"/"+args[0])
 		}
 	}
+	// Each case in a process of its own, all at once: a silent server
+	// takes its 5 s each.
+	inChildren(t, names, func(t *testing.T, i int) {
+		server, args := servers[i/len(commands)], commands[i%len(commands)]
+		addr := server.start(t)
+		kubeconfig := kubeconfigFor(t, "https://"+addr)
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		res := runWith(ctx, t, runSpec{kubeconfig: kubeconfig}, args...)
+		took := time.Since(start)
+		if took > 10*time.Second {
+			t.Errorf("took %s to give up, want at most 10s", took)
+		}
+		if res.Code != ExitFailure {
+			t.Fatalf("exit %d, want %d", res.Code, ExitFailure)
+		}
+		msg := errorLine(t, res.Stderr)
+		if !strings.Contains(msg, "cannot reach the API server") || !strings.Contains(msg, addr) {
+			t.Errorf("error %q: want it to say it cannot reach the API server at %s", msg, addr)
+		}
+		t.Logf("%s: gave up in %s: %s", server.name, took.Round(time.Millisecond), msg)
+	})
 }
 
 // errorLine returns the one `standup: ...` error line on stderr.

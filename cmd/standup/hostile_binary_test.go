@@ -19,15 +19,17 @@ import (
 // liveness bound: before the bounds the bomb took 24 GB in 10 s and the
 // FIFO hung for good). The bundle commands refuse before any request: the
 // kubeconfig points at a server that would fail the test if asked.
+//
+// Each case runs in a child process of the test binary, all at once: the
+// peak RSS the kernel reports for a process started with vfork, as Go
+// starts them, is at least its parent's, and the test binary's grows with
+// every test it has run; a child that ran nothing else is small.
 func TestHostileInputToTheRealBinary(t *testing.T) {
 	bin := standupBinary(t)
 	bomb, err := os.ReadFile(filepath.Join("..", "..", "internal", "input", "testdata", "alias-bomb.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig, requests := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusServiceUnavailable)
-	})
 	cases := []struct {
 		name    string
 		plant   func(t *testing.T, path string) // writes the hostile file at path
@@ -54,43 +56,49 @@ func TestHostileInputToTheRealBinary(t *testing.T) {
 		{name: "FIFO under --crds (crds)", plant: mkfifo, file: "crds/pipe.yaml",
 			args: func(root string) []string { return []string{"crds", "--crds", filepath.Join(root, "crds")} }, wantErr: "pipe.yaml"},
 	}
+	var names []string
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			root := hostileCheckout(t)
-			tc.plant(t, filepath.Join(root, filepath.FromSlash(tc.file)))
-			before := requests.Load()
-			cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig, "--no-color"}, tc.args(root)...)...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			start := time.Now()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			timer := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
-			err := cmd.Wait()
-			timer.Stop()
-			took := time.Since(start)
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != ExitFailure {
-				t.Fatalf("exit %v after %s, want %d\nstderr: %s", err, took, ExitFailure, stderr.String())
-			}
-			if took > 5*time.Second {
-				t.Errorf("took %s, want at most 5 s", took)
-			}
-			rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024 // KiB on Linux
-			if rss > 300<<20 {
-				t.Errorf("peak RSS %d MiB, want under 300", rss>>20)
-			}
-			errLines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-			if len(errLines) != 1 || !strings.Contains(errLines[0], tc.wantErr) {
-				t.Errorf("stderr %q: want one line naming %s", stderr.String(), tc.wantErr)
-			}
-			if n := requests.Load() - before; n != 0 {
-				t.Errorf("%d API requests despite an invalid bundle", n)
-			}
-			t.Logf("%s: exit 1 in %s, peak RSS %d MiB: %s", tc.name, took.Round(time.Millisecond), rss>>20, errLines[0])
-		})
+		names = append(names, tc.name)
 	}
+	inChildren(t, names, func(t *testing.T, i int) {
+		tc := cases[i]
+		kubeconfig, requests := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		root := hostileCheckout(t)
+		tc.plant(t, filepath.Join(root, filepath.FromSlash(tc.file)))
+		before := requests.Load()
+		cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig, "--no-color"}, tc.args(root)...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		timer := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
+		err := cmd.Wait()
+		timer.Stop()
+		took := time.Since(start)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitFailure {
+			t.Fatalf("exit %v after %s, want %d\nstderr: %s", err, took, ExitFailure, stderr.String())
+		}
+		if took > 5*time.Second {
+			t.Errorf("took %s, want at most 5 s", took)
+		}
+		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024 // KiB on Linux
+		if rss > 300<<20 {
+			t.Errorf("peak RSS %d MiB, want under 300", rss>>20)
+		}
+		errLines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if len(errLines) != 1 || !strings.Contains(errLines[0], tc.wantErr) {
+			t.Errorf("stderr %q: want one line naming %s", stderr.String(), tc.wantErr)
+		}
+		if n := requests.Load() - before; n != 0 {
+			t.Errorf("%d API requests despite an invalid bundle", n)
+		}
+		t.Logf("%s: exit 1 in %s, peak RSS %d MiB: %s", tc.name, took.Round(time.Millisecond), rss>>20, errLines[0])
+	})
 }
 
 // hostileCheckout writes a checkout of two Kustomizations, good and bad,

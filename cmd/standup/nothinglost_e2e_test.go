@@ -196,37 +196,39 @@ func assertCounted(t *testing.T, res cliResult, allowWrites bool) map[kube.Reque
 	return counts
 }
 
-// enableAudit restarts w's API server with its audit log on (and flags).
-func enableAudit(t *testing.T, w *testenv.World, flags ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	start := time.Now()
-	if err := w.EnableAPIAudit(ctx, flags...); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("kube-apiserver restarted with its audit log on in %s", time.Since(start).Round(time.Millisecond))
-}
-
 // witness reads the API server's audit log from a point on.
 type witness struct {
-	w    *testenv.World
-	from int
+	w *testenv.World
+	// from is the log's byte offset when the witness began: a shared
+	// world's log holds every earlier test's requests before it.
+	from int64
 }
 
 func witnessFrom(t *testing.T, w *testenv.World) *witness {
 	t.Helper()
-	return &witness{w: w, from: len(auditEvents(t, w))}
+	syncAudit(t, w)
+	from, err := w.APIAuditLogSize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &witness{w: w, from: from}
 }
 
-func auditEvents(t *testing.T, w *testenv.World) []auditv1.Event {
+// syncAudit waits until every request completed so far is in w's audit log.
+func syncAudit(t *testing.T, w *testenv.World) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := w.SyncAPIAudit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	events, err := w.APIAuditLog()
+}
+
+// events returns every audit event since the witness began.
+func (wt *witness) events(t *testing.T) []auditv1.Event {
+	t.Helper()
+	syncAudit(t, wt.w)
+	events, _, err := wt.w.APIAuditLogSince(wt.from)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +239,7 @@ func auditEvents(t *testing.T, w *testenv.World) []auditv1.Event {
 func (wt *witness) writes(t *testing.T) []auditv1.Event {
 	t.Helper()
 	var out []auditv1.Event
-	for _, e := range auditEvents(t, wt.w)[wt.from:] {
+	for _, e := range wt.events(t) {
 		if e.UserAgent == standupAgent && isWriteVerb(e.Verb) {
 			out = append(out, e)
 		}
@@ -368,23 +370,38 @@ func lastReady(evs []wait.Event) time.Time {
 	return last
 }
 
-// suspendedGraph starts a world with the audit log on (and flags), and
-// graphOf8 suspended: 9 Kustomizations in 5 tiers.
-func suspendedGraph(t *testing.T, flags ...string) (*testenv.World, []testenv.KS) {
+// suspendedGraph lends t the shared world (its audit log on) holding a
+// graph8, suspended: 9 Kustomizations in 5 tiers.
+func suspendedGraph(t *testing.T) (*testenv.World, graph8) {
 	t.Helper()
-	graph := graphOf8(true)
-	w := world(t, append([]string{"infra", "apps"}, targetNamespaces(graph)...)...)
-	enableAudit(t, w, flags...)
-	publish(t, w, "infra", "testdata/tree")
-	create(t, w, graph...)
-	return w, graph
+	g := newGraph8(true)
+	w := sharedWorld(t, testenv.Options{}, g.namespaces()...)
+	createGraph(t, w, g)
+	return w, g
+}
+
+// suspendedGraphAlone is suspendedGraph in a world of its own, for a test
+// that breaks its control plane; kube-apiserver runs with flags.
+func suspendedGraphAlone(t *testing.T, flags ...string) (*testenv.World, graph8) {
+	t.Helper()
+	g := newGraph8(true)
+	w := freshWorld(t, testenv.Options{APIAudit: true, APIServerFlags: flags}, g.namespaces()...)
+	createGraph(t, w, g)
+	return w, g
+}
+
+func createGraph(t *testing.T, w *testenv.World, g graph8) {
+	t.Helper()
+	publish(t, w, g.infra, "testdata/tree")
+	create(t, w, g.kss...)
 }
 
 // TestFaultNothingLostOnResumeAndDeadlockRepair re-runs the main resume
 // scenario and the seed deadlock repair with both witnesses watching.
 func TestFaultNothingLostOnResumeAndDeadlockRepair(t *testing.T) {
 	t.Run("resume", func(t *testing.T) {
-		w, graph := suspendedGraph(t)
+		w, g := suspendedGraph(t)
+		graph := g.kss
 		wit := witnessFrom(t, w)
 		res := runWith(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig}, "resume", "-o", "json", "-v")
 		if res.Code != ExitOK {
@@ -407,7 +424,6 @@ func TestFaultNothingLostOnResumeAndDeadlockRepair(t *testing.T) {
 	})
 	t.Run("deadlock", func(t *testing.T) {
 		w := seedCluster(t, deadlockRepo)
-		enableAudit(t, w)
 		wit := witnessFrom(t, w)
 		res := runWith(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig}, "resume", "--crds", seedBundle, "-o", "json", "-v")
 		if res.Code != ExitOK {

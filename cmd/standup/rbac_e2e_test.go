@@ -152,8 +152,8 @@ var informerOnly = map[string][]grant{
 
 // rbacCommands is every command of the CLI that talks to a cluster, in the
 // order the test runs them successfully: repairs first, then the reads on
-// the converged cluster. w is nil for the pure test.
-func rbacCommands(w *testenv.World, all []testenv.KS, bundle, capture string) []rbacCommand {
+// the converged cluster. w is nil, and sc empty, for the pure test.
+func rbacCommands(w *testenv.World, sc rbacScene, bundle, capture string) []rbacCommand {
 	expectOut := func(wants ...string) func(t *testing.T, res cliResult) {
 		return func(t *testing.T, res cliResult) {
 			for _, want := range wants {
@@ -164,9 +164,10 @@ func rbacCommands(w *testenv.World, all []testenv.KS, bundle, capture string) []
 		}
 	}
 	var names []string
-	for _, k := range all {
+	for _, k := range sc.all {
 		names = append(names, k.Namespace+"/"+k.Name)
 	}
+	infra := sc.g.infra
 	return []rbacCommand{
 		{role: "standup-operator", doc: "standup crds --dry-run", args: []string{"crds", "--dry-run", "--crds", bundle},
 			needs: []grant{{"list", ksResource}, {"list", crdResource}},
@@ -178,7 +179,7 @@ func rbacCommands(w *testenv.World, all []testenv.KS, bundle, capture string) []
 				if err := w.Client.Get(context.Background(), client.ObjectKey{Name: sprocketsCRD}, crd); err != nil {
 					t.Fatal(err)
 				}
-				if got, want := crd.Annotations[crds.PreAppliedForAnnotation], "Kustomization/"+stuckNS+"/"+stuckName; got != want {
+				if got, want := crd.Annotations[crds.PreAppliedForAnnotation], "Kustomization/"+sc.stuck+"/"+stuckName; got != want {
 					t.Errorf("%s pre-applied for %q, want %q", sprocketsCRD, got, want)
 				}
 			}},
@@ -187,21 +188,21 @@ func rbacCommands(w *testenv.World, all []testenv.KS, bundle, capture string) []
 			ok:    expectOut("CustomResourceDefinition/"+gearsCRD+" created", "CustomResourceDefinition/"+sprocketsCRD+" exists: left alone")},
 		{role: "standup-operator", doc: "standup resume [--crds DIR]", args: []string{"resume", "--crds", bundle, "-o", "json"},
 			needs:  append(slices.Clone(watched), grant{"patch", ksResource}, grant{"list", crdResource}, grant{"create", crdResource}),
-			before: func(t *testing.T) { suspendGraph(t, w) },
+			before: func(t *testing.T) { suspendGraph(t, w, sc.stuck) },
 			ok: func(t *testing.T, res cliResult) {
-				assertConverged(t, w, all, events(t, res.Stdout))
+				assertConverged(t, w, sc.all, events(t, res.Stdout))
 				assertCounted(t, res, true)
 			}},
 		{role: "standup-operator", doc: "standup resume --dry-run", args: []string{"resume", "--dry-run"},
 			needs: []grant{{"list", ksResource}, {"get", gitResource}, {"get", ociResource}, {"get", bucketResource}},
-			ok:    expectOut("infra/from-oci", "infra/from-bucket")},
+			ok:    expectOut(infra+"/from-oci", infra+"/from-bucket")},
 		{role: "standup-viewer", doc: "standup tiers ", args: []string{"tiers"},
 			needs: []grant{{"list", ksResource}}, ok: expectOut(names...)},
 		{role: "standup-viewer", doc: "standup tiers --kinds Kustomization,HelmRelease", args: []string{"tiers", "--kinds", "Kustomization,HelmRelease"},
-			needs: []grant{{"list", ksResource}, {"list", hrResource}}, ok: expectOut(append(names, "apps/podinfo")...)},
+			needs: []grant{{"list", ksResource}, {"list", hrResource}}, ok: expectOut(append(names, sc.g.apps+"/podinfo")...)},
 		{role: "standup-viewer", doc: "standup audit --from-cluster --path DIR", args: []string{"audit", "--from-cluster", "--path", homelabRepo + "/clusters/prod"},
 			needs: []grant{{"list", crdResource}, {"list", ksResource}}},
-		{role: "standup-viewer", doc: "standup check [--ready NAME]", args: []string{"check", "--ready", "infra/base", "--ready", "infra/from-oci", "--ready", "infra/from-bucket"},
+		{role: "standup-viewer", doc: "standup check [--ready NAME]", args: []string{"check", "--ready", infra + "/base", "--ready", infra + "/from-oci", "--ready", infra + "/from-bucket"},
 			needs:    []grant{{"list", crdResource}, {"list", deployResource}, {"list", ksResource}, {"get", gitResource}, {"get", ociResource}, {"get", bucketResource}},
 			inReport: true, ok: expectOut("all checks passed")},
 		{role: "standup-viewer", doc: "standup crds capture --out DIR", args: []string{"crds", "capture", "--out", capture},
@@ -220,7 +221,7 @@ func rbacCommands(w *testenv.World, all []testenv.KS, bundle, capture string) []
 func TestRBACRolesHoldExactlyWhatCommandsUse(t *testing.T) {
 	roles, docs := rbacRoles(t)
 	used := map[string][]grant{}
-	for _, c := range rbacCommands(nil, nil, "B", "C") {
+	for _, c := range rbacCommands(nil, rbacScene{}, "B", "C") {
 		if roles[c.role] == nil {
 			t.Fatalf("%s: docs/rbac.yaml has no role %s", c.doc, c.role)
 		}
@@ -289,12 +290,12 @@ func userBoundTo(t *testing.T, w *testenv.World, role *rbacv1.ClusterRole) strin
 // command succeeds under the role the docs name for it, and stops with any
 // one of its grants removed, naming the verb and the resource.
 func TestRBACLeastPrivilegeRoles(t *testing.T) {
-	w, graph := suspendedGraph(t)
-	all := rbacWorld(t, w, graph)
+	w, g := suspendedGraph(t)
+	sc := rbacWorld(t, w, g)
 	wit := witnessFrom(t, w)
 	roles, _ := rbacRoles(t)
 	capture := filepath.Join(t.TempDir(), "capture")
-	commands := rbacCommands(w, all, rbacBundle(t), capture)
+	commands := rbacCommands(w, sc, rbacBundle(t), capture)
 
 	refusals := func(roleName string) {
 		for _, c := range commands {
@@ -305,14 +306,14 @@ func TestRBACLeastPrivilegeRoles(t *testing.T) {
 				role := without(roles[c.role], g)
 				t.Run("refused/"+c.role+"/"+strings.Join(c.args[:min(2, len(c.args))], " ")+"/"+g.String(), func(t *testing.T) {
 					if c.role == "standup-operator" {
-						suspendGraph(t, w) // a walk starts on the suspended graph
+						suspendGraph(t, w, sc.stuck) // a walk starts on the suspended graph
 					}
 					assertRefused(t, userBoundTo(t, w, role), c, g)
 				})
 			}
 		}
 	}
-	// The operator's refusals first, while stuck/needs-sprockets is
+	// The operator's refusals first, while the stuck needs-sprockets is
 	// deadlocked, so that crds and resume reach its repair; the viewer's
 	// last, on the converged cluster, where check reads every source of a
 	// Ready Kustomization.
@@ -360,6 +361,8 @@ func assertRefused(t *testing.T, kubeconfig string, c rbacCommand, g grant) {
 	if c.inReport {
 		said += "\n" + res.Stdout
 	}
+	// The report wraps its lines to the terminal, where names fall.
+	said = strings.Join(strings.Fields(said), " ")
 	if want := fmt.Sprintf("forbidden: standup needs %q on %s", g.verb, g.resource); !strings.Contains(said, want) {
 		t.Errorf("error %q does not say %q", said, want)
 	}

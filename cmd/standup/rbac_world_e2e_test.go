@@ -23,7 +23,6 @@ import (
 // roles matter: Kustomizations building from an OCIRepository and a Bucket,
 // a HelmRelease, and a Kustomization deadlocked on a CRD the bundle holds.
 const (
-	stuckNS   = "stuck"
 	stuckName = "needs-sprockets"
 	// sprocketsCRD is the CRD stuck/needs-sprockets waits for; gearsCRD is
 	// in the bundle only, for crds --all.
@@ -43,49 +42,56 @@ func rbacBundle(t *testing.T) string {
 	})
 }
 
+// rbacScene is the RBAC world: the graph, the namespace of the deadlocked
+// Kustomization, and every Kustomization the walk must bring to Ready.
+type rbacScene struct {
+	g     graph8
+	stuck string
+	all   []testenv.KS
+}
+
 // rbacWorld adds the sources, Kustomizations and HelmRelease to w (which
-// holds graph, from suspendedGraph) and returns every Kustomization the
-// walk must bring to Ready.
-func rbacWorld(t *testing.T, w *testenv.World, graph []testenv.KS) []testenv.KS {
+// holds g, from suspendedGraph).
+func rbacWorld(t *testing.T, w *testenv.World, g graph8) rbacScene {
 	t.Helper()
 	ctx := context.Background()
-	all := append([]testenv.KS{}, graph...)
-	for _, ns := range []string{stuckNS, "t-from-oci", "t-from-bucket"} {
+	sc := rbacScene{g: g, stuck: testenv.UniqueName("stuck"), all: append([]testenv.KS{}, g.kss...)}
+	for _, ns := range []string{sc.stuck, g.infra + "-from-oci", g.infra + "-from-bucket"} {
 		if err := w.CreateNamespace(ctx, ns); err != nil {
 			t.Fatal(err)
 		}
 	}
 	git := &sourcev1.GitRepository{}
-	if err := w.Client.Get(ctx, client.ObjectKey{Namespace: "infra", Name: "repo"}, git); err != nil {
+	if err := w.Client.Get(ctx, client.ObjectKey{Namespace: g.infra, Name: "repo"}, git); err != nil {
 		t.Fatal(err)
 	}
-	oci := &sourcev1.OCIRepository{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "oci"},
+	oci := &sourcev1.OCIRepository{ObjectMeta: metav1.ObjectMeta{Namespace: g.infra, Name: "oci"},
 		Spec: sourcev1.OCIRepositorySpec{URL: "oci://registry.invalid/standup-test", Interval: metav1.Duration{Duration: time.Hour}, Suspend: true}}
-	bucket := &sourcev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "bucket"},
+	bucket := &sourcev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: g.infra, Name: "bucket"},
 		Spec: sourcev1.BucketSpec{BucketName: "standup-test", Endpoint: "bucket.invalid", Interval: metav1.Duration{Duration: time.Hour}, Suspend: true}}
 	servesArtifact(t, w, oci, git.Status.Artifact, &oci.Status.Artifact, &oci.Status.Conditions)
 	servesArtifact(t, w, bucket, git.Status.Artifact, &bucket.Status.Artifact, &bucket.Status.Conditions)
 	for kind, name := range map[string]string{sourcev1.OCIRepositoryKind: "from-oci", sourcev1.BucketKind: "from-bucket"} {
-		k := testenv.KS{Namespace: "infra", Name: name, Path: "./ok", Suspend: true, TargetNamespace: "t-" + name, Source: strings.TrimPrefix(name, "from-")}
+		k := testenv.KS{Namespace: g.infra, Name: name, Path: "./ok", Suspend: true, TargetNamespace: g.infra + "-" + name, Source: strings.TrimPrefix(name, "from-")}
 		ks := k.Kustomization()
 		ks.Spec.SourceRef.Kind = kind
 		if err := w.Client.Create(ctx, ks); err != nil {
-			t.Fatalf("Kustomization/infra/%s create failed: %v", name, err)
+			t.Fatalf("Kustomization/%s/%s create failed: %v", g.infra, name, err)
 		}
-		all = append(all, k)
+		sc.all = append(sc.all, k)
 	}
 
 	stuckDir := writeTree(t, t.TempDir(), map[string]string{
-		"sprocket.yaml": "apiVersion: example.com/v1\nkind: Sprocket\nmetadata:\n  name: s\n  namespace: " + stuckNS + "\n",
+		"sprocket.yaml": "apiVersion: example.com/v1\nkind: Sprocket\nmetadata:\n  name: s\n  namespace: " + sc.stuck + "\n",
 	})
-	publish(t, w, stuckNS, stuckDir)
-	stuckKS := testenv.KS{Namespace: stuckNS, Name: stuckName, Path: "./"}
+	publish(t, w, sc.stuck, stuckDir)
+	stuckKS := testenv.KS{Namespace: sc.stuck, Name: stuckName, Path: "./"}
 	create(t, w, stuckKS)
-	all = append(all, stuckKS)
-	waitStuck(t, w)
+	sc.all = append(sc.all, stuckKS)
+	waitStuck(t, w, sc.stuck)
 
-	installHelmRelease(t, w)
-	return all
+	installHelmRelease(t, w, g.apps)
+	return sc
 }
 
 // servesArtifact creates src (suspended: no source-controller runs) and
@@ -104,22 +110,22 @@ func servesArtifact(t *testing.T, w *testenv.World, src client.Object, artifact 
 	}
 }
 
-// waitStuck waits until Flux alone has deadlocked stuck/needs-sprockets.
-func waitStuck(t *testing.T, w *testenv.World) {
+// waitStuck waits until Flux alone has deadlocked ns/needs-sprockets.
+func waitStuck(t *testing.T, w *testenv.World, ns string) {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		ks := &kustomizev1.Kustomization{}
-		if err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: stuckNS, Name: stuckName}, ks); err == nil {
+		if err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: stuckName}, ks); err == nil {
 			if c := readyCondition(ks); c != nil && strings.Contains(c.Message, `no matches for kind "Sprocket"`) {
 				return
 			}
 		}
 	}
-	t.Fatalf("%s/%s never deadlocked on the Sprocket dry-run", stuckNS, stuckName)
+	t.Fatalf("%s/%s never deadlocked on the Sprocket dry-run", ns, stuckName)
 }
 
-// installHelmRelease installs the HelmRelease CRD and one HelmRelease.
-func installHelmRelease(t *testing.T, w *testenv.World) {
+// installHelmRelease installs the HelmRelease CRD and one HelmRelease, ns/podinfo.
+func installHelmRelease(t *testing.T, w *testenv.World, ns string) {
 	t.Helper()
 	ctx := context.Background()
 	crd, err := testenv.LoadCRD("testdata/helmrelease-crd.yaml")
@@ -134,7 +140,7 @@ func installHelmRelease(t *testing.T, w *testenv.World) {
 	}
 	hr := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
-		"metadata": map[string]any{"name": "podinfo", "namespace": "apps"},
+		"metadata": map[string]any{"name": "podinfo", "namespace": ns},
 		"spec":     map[string]any{"interval": "1h", "chart": map[string]any{"spec": map[string]any{"chart": "podinfo"}}},
 	}}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
@@ -148,12 +154,12 @@ func installHelmRelease(t *testing.T, w *testenv.World) {
 	}
 }
 
-// suspendGraph suspends every Kustomization but the deadlocked one, as
-// the admin, so that a walk has work.
-func suspendGraph(t *testing.T, w *testenv.World) {
+// suspendGraph suspends every Kustomization but the deadlocked one (in
+// namespace stuck), as the admin, so that a walk has work.
+func suspendGraph(t *testing.T, w *testenv.World, stuck string) {
 	t.Helper()
 	for _, ks := range listKS(t, w) {
-		if ks.Spec.Suspend || ks.Namespace == stuckNS {
+		if ks.Spec.Suspend || ks.Namespace == stuck {
 			continue
 		}
 		patch := client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"suspend":true}}`))

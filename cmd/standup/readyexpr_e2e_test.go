@@ -17,23 +17,24 @@ import (
 // Ready condition disagree both ways, on the real kustomize-controller:
 // standup must release a dependent exactly when Flux would.
 func TestResumeHonoursReadyExprAgainstTheController(t *testing.T) {
-	w := world(t, "ns", "t-gate", "t-app", "t-broken", "t-eager")
-	publish(t, w, "ns", "testdata/tree")
+	ns := testenv.UniqueName("ns")
+	w := sharedWorld(t, testenv.Options{}, ns, ns+"-gate", ns+"-app", ns+"-broken", ns+"-eager")
+	publish(t, w, ns, "testdata/tree")
 	specs := []struct {
 		ks   testenv.KS
 		expr string
 	}{
-		{ks: testenv.KS{Name: "gate", Path: "./ok", TargetNamespace: "t-gate"}},
+		{ks: testenv.KS{Name: "gate", Path: "./ok", TargetNamespace: ns + "-gate"}},
 		// Ready=True on gate is not enough: the expression wants a label.
-		{ks: testenv.KS{Name: "app", Path: "./ok", TargetNamespace: "t-app", DependsOn: deps("gate")},
+		{ks: testenv.KS{Name: "app", Path: "./ok", TargetNamespace: ns + "-app", DependsOn: deps("gate")},
 			expr: "has(dep.metadata.labels) && 'go' in dep.metadata.labels"},
-		{ks: testenv.KS{Name: "broken", Path: "./does-not-exist", TargetNamespace: "t-broken"}},
+		{ks: testenv.KS{Name: "broken", Path: "./does-not-exist", TargetNamespace: ns + "-broken"}},
 		// broken never turns Ready, but the expression releases eager anyway.
-		{ks: testenv.KS{Name: "eager", Path: "./ok", TargetNamespace: "t-eager", DependsOn: deps("broken")},
+		{ks: testenv.KS{Name: "eager", Path: "./ok", TargetNamespace: ns + "-eager", DependsOn: deps("broken")},
 			expr: "dep.metadata.generation >= 1"},
 	}
 	for _, s := range specs {
-		s.ks.Namespace, s.ks.Source, s.ks.Suspend = "ns", "repo", true
+		s.ks.Namespace, s.ks.Source, s.ks.Suspend = ns, "repo", true
 		obj := s.ks.Kustomization()
 		if s.expr != "" {
 			obj.Spec.DependsOn[0].ReadyExpr = s.expr
@@ -53,18 +54,18 @@ func TestResumeHonoursReadyExprAgainstTheController(t *testing.T) {
 
 	// Wait until gate is Ready; app must stay untouched meanwhile.
 	deadline := time.Now().Add(time.Minute)
-	for !isReady(getKS(t, w, "ns", "gate")) {
+	for !isReady(getKS(t, w, ns, "gate")) {
 		if time.Now().After(deadline) {
 			t.Fatal("gate never turned Ready")
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(3 * time.Second)
-	if app := getKS(t, w, "ns", "app"); !app.Spec.Suspend || app.Status.LastHandledReconcileAt != "" {
+	if app := getKS(t, w, ns, "app"); !app.Spec.Suspend || app.Status.LastHandledReconcileAt != "" {
 		t.Fatalf("app was released while its readyExpr was false (suspend=%v)", app.Spec.Suspend)
 	}
 	labelledAt := time.Now()
-	gate := getKS(t, w, "ns", "gate")
+	gate := getKS(t, w, ns, "gate")
 	patch := client.MergeFrom(gate.DeepCopy())
 	gate.Labels = map[string]string{"go": "yes"}
 	if err := w.Client.Patch(context.Background(), gate, patch); err != nil {
@@ -97,7 +98,7 @@ func TestResumeHonoursReadyExprAgainstTheController(t *testing.T) {
 		t.Errorf("app kicked at %s, before the label made its readyExpr true (%s)", at, labelledAt)
 	}
 	for _, name := range []string{"app", "eager"} {
-		if final[name] != wait.PhaseReady || !isReady(getKS(t, w, "ns", name)) {
+		if final[name] != wait.PhaseReady || !isReady(getKS(t, w, ns, name)) {
 			t.Errorf("%s ended %s; want Ready, released by its readyExpr", name, final[name])
 		}
 	}

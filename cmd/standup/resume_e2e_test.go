@@ -32,28 +32,40 @@ func indexByte(s string, c byte) int {
 	return -1
 }
 
-// graphOf8 is 9 Kustomizations over 5 tiers, with a diamond
-// (base -> left, right -> join) and a cross-namespace edge (apps/web -> infra/join).
-func graphOf8(suspend bool) []testenv.KS {
-	ks := func(ns, name string, d ...string) testenv.KS {
-		return testenv.KS{Namespace: ns, Name: name, Path: "./ok", Suspend: suspend, TargetNamespace: "t-" + name, DependsOn: deps(d...), SourceNamespace: "infra"}
-	}
-	return []testenv.KS{
-		ks("infra", "base"),
-		ks("infra", "left", "base"),
-		ks("infra", "right", "base"),
-		ks("infra", "join", "left", "right"),
-		ks("infra", "side"),
-		ks("apps", "web", "infra/join"),
-		ks("apps", "worker", "infra/join", "infra/side"),
-		ks("apps", "frontend", "web"),
-		ks("apps", "edge", "frontend", "worker"),
-	}
+// graph8 is 9 Kustomizations over 5 tiers, with a diamond
+// (base -> left, right -> join) and a cross-namespace edge (apps/web ->
+// infra/join), in namespaces of its own: infra and apps, and one target
+// namespace per Kustomization.
+type graph8 struct {
+	infra, apps string
+	kss         []testenv.KS
 }
 
-func targetNamespaces(kss []testenv.KS) []string {
-	var out []string
-	for _, k := range kss {
+// newGraph8 names a graph8 in namespaces no other test uses.
+func newGraph8(suspend bool) graph8 {
+	g := graph8{infra: testenv.UniqueName("infra"), apps: testenv.UniqueName("apps")}
+	ks := func(ns, name string, d ...string) testenv.KS {
+		return testenv.KS{Namespace: ns, Name: name, Path: "./ok", Suspend: suspend, TargetNamespace: ns + "-" + name, DependsOn: deps(d...), SourceNamespace: g.infra}
+	}
+	join, side := g.infra+"/join", g.infra+"/side"
+	g.kss = []testenv.KS{
+		ks(g.infra, "base"),
+		ks(g.infra, "left", "base"),
+		ks(g.infra, "right", "base"),
+		ks(g.infra, "join", "left", "right"),
+		ks(g.infra, "side"),
+		ks(g.apps, "web", join),
+		ks(g.apps, "worker", join, side),
+		ks(g.apps, "frontend", "web"),
+		ks(g.apps, "edge", "frontend", "worker"),
+	}
+	return g
+}
+
+// namespaces are infra, apps and every target namespace.
+func (g graph8) namespaces() []string {
+	out := []string{g.infra, g.apps}
+	for _, k := range g.kss {
 		out = append(out, k.TargetNamespace)
 	}
 	return out
@@ -68,9 +80,10 @@ func TestResumeConvergesSuspendedGraphInDependencyOrder(t *testing.T) {
 }
 
 func testResumeConverges(t *testing.T, release string) {
-	graph := graphOf8(true)
-	w := worldWith(t, testenv.Options{}.ForRelease(release), append([]string{"infra", "apps"}, targetNamespaces(graph)...)...)
-	publish(t, w, "infra", "testdata/tree")
+	g := newGraph8(true)
+	graph := g.kss
+	w := sharedWorld(t, testenv.Options{}.ForRelease(release), g.namespaces()...)
+	publish(t, w, g.infra, "testdata/tree")
 	create(t, w, graph...)
 
 	res := runCLI(t, w, "resume", "-o", "json")
@@ -138,13 +151,14 @@ func testResumeConverges(t *testing.T, release string) {
 }
 
 func TestResumeFailsFastAndBlocksDependents(t *testing.T) {
-	w := world(t, "ns", "t-good", "t-after", "t-bad", "t-child")
-	publish(t, w, "ns", "testdata/tree")
+	ns := testenv.UniqueName("ns")
+	w := sharedWorld(t, testenv.Options{}, ns, ns+"-good", ns+"-after", ns+"-bad", ns+"-child")
+	publish(t, w, ns, "testdata/tree")
 	create(t, w,
-		testenv.KS{Namespace: "ns", Name: "good", Path: "./ok", Suspend: true, TargetNamespace: "t-good"},
-		testenv.KS{Namespace: "ns", Name: "after", Path: "./ok", Suspend: true, TargetNamespace: "t-after", DependsOn: deps("good")},
-		testenv.KS{Namespace: "ns", Name: "bad", Path: "./does-not-exist", Suspend: true, TargetNamespace: "t-bad", Timeout: 4 * time.Minute},
-		testenv.KS{Namespace: "ns", Name: "child", Path: "./ok", Suspend: true, TargetNamespace: "t-child", DependsOn: deps("bad")},
+		testenv.KS{Namespace: ns, Name: "good", Path: "./ok", Suspend: true, TargetNamespace: ns + "-good"},
+		testenv.KS{Namespace: ns, Name: "after", Path: "./ok", Suspend: true, TargetNamespace: ns + "-after", DependsOn: deps("good")},
+		testenv.KS{Namespace: ns, Name: "bad", Path: "./does-not-exist", Suspend: true, TargetNamespace: ns + "-bad", Timeout: 4 * time.Minute},
+		testenv.KS{Namespace: ns, Name: "child", Path: "./ok", Suspend: true, TargetNamespace: ns + "-child", DependsOn: deps("bad")},
 	)
 	start := time.Now()
 	res := runCLI(t, w, "resume", "-o", "json")
@@ -175,13 +189,15 @@ func TestResumeFailsFastAndBlocksDependents(t *testing.T) {
 			t.Errorf("%s ended %s, want ready (independent branch)", name, e.Phase)
 		}
 	}
-	if getKS(t, w, "ns", "child").Spec.Suspend != true {
+	if getKS(t, w, ns, "child").Spec.Suspend != true {
 		t.Error("child was resumed although its dependency failed")
 	}
 }
 
+// TestResumeFollowsColdStartFromRoot keeps the namespace "cold": the
+// tiers the root applies (testdata/tree/cold) name it.
 func TestResumeFollowsColdStartFromRoot(t *testing.T) {
-	w := world(t, "cold")
+	w := sharedWorld(t, testenv.Options{}, "cold")
 	publish(t, w, "cold", "testdata/tree")
 	create(t, w, testenv.KS{Namespace: "cold", Name: "root", Path: "./cold/tiers", SourceNamespace: "cold"})
 	res := runCLI(t, w, "resume", "-o", "json")

@@ -156,7 +156,8 @@ func TestRunbook(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v", runbookPath, err)
 	}
-	bin := buildStandup(t)
+	// standupBinary is alone in its directory: that directory goes on PATH.
+	bin := filepath.Dir(standupBinary(t))
 	repo := filepath.Join(t.TempDir(), "homelab")
 	if err := os.CopyFS(repo, os.DirFS(deadlockRepo)); err != nil {
 		t.Fatal(err)
@@ -198,17 +199,6 @@ func TestRunbook(t *testing.T) {
 	if want := storageCRD + " for Kustomization/flux-system/platform-config"; len(preApplied) != 1 || preApplied[0] != want {
 		t.Errorf("pre-applied CRDs %v, want exactly [%s]", preApplied, want)
 	}
-}
-
-// buildStandup builds the standup binary into a directory of its own.
-func buildStandup(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "standup"), "github.com/kubestandup/standup/cmd/standup")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build standup: %v\n%s", err, out)
-	}
-	return dir
 }
 
 // runShell runs script with bash -euo pipefail from dir, with standup on

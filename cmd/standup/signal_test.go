@@ -14,19 +14,28 @@ import (
 )
 
 var (
-	builtOnce sync.Once
-	builtPath string
-	builtErr  error
+	builtOnce  sync.Once
+	builtPath  string // built by this process, which removes it
+	binaryPath string // built by this process or its parent
+	builtErr   error
 )
 
-// standupBinary builds the real binary once per test process: signals are
-// about the process, so an in-process cancel proves nothing here.
+// standupBinaryEnv hands the built binary to child processes (inChildren).
+const standupBinaryEnv = "STANDUP_TEST_BINARY"
+
+// standupBinary builds the real binary once per test process (a child
+// process of the test binary uses its parent's): signals are about the
+// process, so an in-process cancel proves nothing here.
 func standupBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the standup binary (not run with -short)")
 	}
 	builtOnce.Do(func() {
+		if inherited := os.Getenv(standupBinaryEnv); inherited != "" {
+			binaryPath = inherited
+			return
+		}
 		dir, err := os.MkdirTemp("", "standup-bin-")
 		if err != nil {
 			builtErr = err
@@ -36,12 +45,22 @@ func standupBinary(t *testing.T) string {
 		out, err := exec.Command("go", "build", "-o", builtPath, ".").CombinedOutput()
 		if err != nil {
 			builtErr = errors.New(string(out))
+			return
 		}
+		binaryPath = builtPath
+		builtErr = os.Setenv(standupBinaryEnv, builtPath)
 	})
 	if builtErr != nil {
 		t.Fatalf("go build: %v", builtErr)
 	}
-	return builtPath
+	return binaryPath
+}
+
+// removeStandupBinary removes what standupBinary built; TestMain calls it.
+func removeStandupBinary() {
+	if builtPath != "" {
+		_ = os.RemoveAll(filepath.Dir(builtPath))
+	}
 }
 
 // TestSignalStopsTheRealBinaryPromptly: the first SIGINT or SIGTERM cancels

@@ -42,20 +42,21 @@ func tierNames(t *testing.T, stdout string) []string {
 }
 
 func TestTiersLive(t *testing.T) {
-	graph := graphOf8(true)
-	w := world(t, "infra", "apps")
-	create(t, w, graph...)
+	g := newGraph8(true)
+	w := sharedWorld(t, testenv.Options{}, g.infra, g.apps)
+	create(t, w, g.kss...)
 	res := runCLI(t, w, "tiers", "-o", "json")
 	if res.Code != ExitOK {
 		t.Fatalf("exit %d: %v", res.Code, res.Err)
 	}
+	i, a := g.infra, g.apps
 	want := []string{
-		"infra/base infra/side",
-		"infra/left infra/right",
-		"infra/join",
-		"apps/web apps/worker",
-		"apps/frontend",
-		"apps/edge",
+		i + "/base " + i + "/side",
+		i + "/left " + i + "/right",
+		i + "/join",
+		a + "/web " + a + "/worker",
+		a + "/frontend",
+		a + "/edge",
 	}
 	if got := tierNames(t, res.Stdout); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("tiers\n got %q\nwant %q", got, want)
@@ -63,12 +64,12 @@ func TestTiersLive(t *testing.T) {
 }
 
 func TestTiersLiveReportsAbsentDependencies(t *testing.T) {
-	graph := graphOf8(true)
-	w := world(t, "infra", "apps")
+	g := newGraph8(true)
+	w := sharedWorld(t, testenv.Options{}, g.infra, g.apps)
 	// Only the apps tiers exist: the root has not created infra yet.
 	var partial []testenv.KS
-	for _, k := range graph {
-		if k.Namespace == "apps" {
+	for _, k := range g.kss {
+		if k.Namespace == g.apps {
 			partial = append(partial, k)
 		}
 	}
@@ -77,7 +78,7 @@ func TestTiersLiveReportsAbsentDependencies(t *testing.T) {
 	if res.Code != ExitInvalidGraph {
 		t.Fatalf("exit %d, want %d", res.Code, ExitInvalidGraph)
 	}
-	for _, absent := range []string{"Kustomization/infra/join", "Kustomization/infra/side"} {
+	for _, absent := range []string{"Kustomization/" + g.infra + "/join", "Kustomization/" + g.infra + "/side"} {
 		if !strings.Contains(res.Stderr, absent) {
 			t.Errorf("stderr does not name the absent %s:\n%s", absent, res.Stderr)
 		}
@@ -96,7 +97,8 @@ func TestTiersLiveReportsAbsentDependencies(t *testing.T) {
 }
 
 func TestTiersLiveWithHelmReleases(t *testing.T) {
-	w := world(t, "flux-system", "infra", "web")
+	fluxNS, infra, web := testenv.UniqueName("flux-system"), testenv.UniqueName("infra"), testenv.UniqueName("web")
+	w := sharedWorld(t, testenv.Options{}, fluxNS, infra, web)
 	ctx := context.Background()
 	crd, err := testenv.LoadCRD("testdata/helmrelease-crd.yaml")
 	if err != nil {
@@ -105,12 +107,12 @@ func TestTiersLiveWithHelmReleases(t *testing.T) {
 	if err := w.Client.Create(ctx, crd); err != nil {
 		t.Fatal(err)
 	}
-	create(t, w, testenv.KS{Namespace: "flux-system", Name: "infrastructure", Path: "./ok", Suspend: true})
+	create(t, w, testenv.KS{Namespace: fluxNS, Name: "infrastructure", Path: "./ok", Suspend: true})
 	hr := func(ns, name string, deps ...map[string]any) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
 			"metadata": map[string]any{"name": name, "namespace": ns, "labels": map[string]any{
-				"kustomize.toolkit.fluxcd.io/name": "infrastructure", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}},
+				"kustomize.toolkit.fluxcd.io/name": "infrastructure", "kustomize.toolkit.fluxcd.io/namespace": fluxNS}},
 			"spec": map[string]any{"interval": "1h", "chart": map[string]any{"spec": map[string]any{"chart": name}}},
 		}}
 		if len(deps) > 0 {
@@ -123,9 +125,9 @@ func TestTiersLiveWithHelmReleases(t *testing.T) {
 		return u
 	}
 	for _, u := range []*unstructured.Unstructured{
-		hr("infra", "cert-manager"),
-		hr("infra", "ingress-nginx", map[string]any{"name": "cert-manager"}),
-		hr("web", "podinfo", map[string]any{"name": "ingress-nginx", "namespace": "infra"}),
+		hr(infra, "cert-manager"),
+		hr(infra, "ingress-nginx", map[string]any{"name": "cert-manager"}),
+		hr(web, "podinfo", map[string]any{"name": "ingress-nginx", "namespace": infra}),
 	} {
 		var err error
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
@@ -142,7 +144,7 @@ func TestTiersLiveWithHelmReleases(t *testing.T) {
 	if res.Code != ExitOK {
 		t.Fatalf("exit %d: %v", res.Code, res.Err)
 	}
-	want := []string{"flux-system/infrastructure infra/cert-manager", "infra/ingress-nginx", "web/podinfo"}
+	want := []string{fluxNS + "/infrastructure " + infra + "/cert-manager", infra + "/ingress-nginx", web + "/podinfo"}
 	if got := tierNames(t, res.Stdout); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("tiers\n got %q\nwant %q", got, want)
 	}

@@ -53,7 +53,7 @@ func (c *Controller) Start(ctx context.Context) error {
 		"--health-addr=" + health,
 		"--log-encoding=json",
 	}, c.Args...)
-	logFile, err := os.OpenFile(filepath.Join(c.Dir, "controller.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, err := os.OpenFile(c.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("kustomize-controller: %w", err)
 	}
@@ -119,12 +119,33 @@ func (c *Controller) stop(sig syscall.Signal) {
 }
 
 // Log returns everything the controller has logged so far.
-func (c *Controller) Log() string {
-	data, err := os.ReadFile(filepath.Join(c.Dir, "controller.log"))
+func (c *Controller) Log() string { return c.logSince(0) }
+
+// logSize is how much the controller has logged so far, for logSince.
+func (c *Controller) logSize() int64 {
+	fi, err := os.Stat(c.logPath())
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// logSince returns what the controller logged from byte offset on.
+func (c *Controller) logSince(offset int64) string {
+	data, err := os.ReadFile(c.logPath())
 	if err != nil {
 		return fmt.Sprintf("(no controller log: %v)", err)
 	}
-	return string(bytes.TrimSpace(data))
+	return string(bytes.TrimSpace(data[min(offset, int64(len(data))):]))
+}
+
+func (c *Controller) logPath() string { return filepath.Join(c.Dir, "controller.log") }
+
+// running reports whether the controller process is up.
+func (c *Controller) running() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cmd != nil
 }
 
 func freePorts(n int) ([]int, error) {

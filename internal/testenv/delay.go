@@ -133,7 +133,9 @@ func (w *World) StartDelayController() *DelayController {
 		queue:   workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 5*time.Second)),
 		timings: map[string]delayRecord{},
 	}
-	ctx, cancel := context.WithTimeout(w.Context(), time.Minute)
+	// The controller runs as long as the world, or the test holding it.
+	life := w.Context()
+	ctx, cancel := context.WithTimeout(life, time.Minute)
 	defer cancel()
 	if err := w.InstallDelayCRD(ctx); err != nil {
 		c.setErr(err)
@@ -149,9 +151,9 @@ func (w *World) StartDelayController() *DelayController {
 		c.setErr(fmt.Errorf("delay controller: %w", err))
 		return c
 	}
-	factory.Start(w.Context().Done())
+	factory.Start(life.Done())
 	go func() {
-		<-w.Context().Done()
+		<-life.Done()
 		c.queue.ShutDown()
 	}()
 	if !toolscache.WaitForCacheSync(ctx.Done(), c.inf.HasSynced) {
@@ -159,7 +161,7 @@ func (w *World) StartDelayController() *DelayController {
 		return c
 	}
 	for range 4 {
-		go c.work(w.Context())
+		go c.work(life)
 	}
 	return c
 }

@@ -68,7 +68,7 @@ func writeDelayTree(t *testing.T, seconds string) string {
 // kustomize-controller's health check (wait: true) holds the Kustomization
 // that applies it un-Ready until then.
 func TestDelayHoldsKustomizationUntilDue(t *testing.T) {
-	w := New(t, Options{})
+	w := worlds.Get(t, Options{})
 	ctx := context.Background()
 	if err := w.CreateNamespace(ctx, "flux-system"); err != nil {
 		t.Fatal(err)

@@ -52,8 +52,9 @@ func (w *World) StartProxy() (*Proxy, error) {
 	}
 	p.wg.Add(1)
 	go p.serve()
+	life := w.Context() // the world's, or the test's holding it
 	go func() {
-		<-w.Context().Done()
+		<-life.Done()
 		p.Close()
 	}()
 	return p, nil

@@ -154,8 +154,10 @@ func drainUntilClosed(t *testing.T, wi watch.Interface) {
 	}
 }
 
+// TestFaultKillControllerStopsReconcilingUntilRestart kills the controller
+// of a shared world: each test there runs a kustomize-controller of its own.
 func TestFaultKillControllerStopsReconcilingUntilRestart(t *testing.T) {
-	w := New(t, Options{})
+	w := worlds.Get(t, Options{})
 	ctx := faultCtx(t)
 	if err := w.CreateNamespace(ctx, "flux-system"); err != nil {
 		t.Fatal(err)

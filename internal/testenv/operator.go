@@ -25,9 +25,15 @@ type RuntimeCRDOperator struct {
 	err       error
 }
 
-// StartOperator runs op in the background until the world stops.
+// StartOperator runs op in the background until the world stops or, in a
+// shared world, until the test that started it ends.
 func (w *World) StartOperator(op *RuntimeCRDOperator) {
-	go op.run(w)
+	ctx := w.Context()
+	w.helpers.Add(1)
+	go func() {
+		defer w.helpers.Done()
+		op.run(ctx, w)
+	}()
 }
 
 // CreatedAt reports when the operator created its CRDs (zero if not yet).
@@ -44,8 +50,7 @@ func (op *RuntimeCRDOperator) Err() error {
 	return op.err
 }
 
-func (op *RuntimeCRDOperator) run(w *World) {
-	ctx := w.Context()
+func (op *RuntimeCRDOperator) run(ctx context.Context, w *World) {
 	// A real operator uses an informer; this simulator lists on a short
 	// tick because the trigger's own CRD may not exist yet when it starts.
 	tick := time.NewTicker(200 * time.Millisecond)

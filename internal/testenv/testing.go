@@ -53,34 +53,6 @@ func skipShort(tb testing.TB) {
 	}
 }
 
-// Shared holds one world per test package, started on first use and
-// stopped by the package's TestMain.
-type Shared struct {
-	Options Options
-	once    sync.Once
-	world   *World
-	err     error
-}
-
-// Get returns the package's world, starting it on first use.
-func (s *Shared) Get(tb testing.TB) *World {
-	tb.Helper()
-	skipShort(tb)
-	s.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		s.world, s.err = Start(ctx, s.Options)
-	})
-	if s.err != nil {
-		unavailable(tb, s.err)
-		return nil
-	}
-	return s.world
-}
-
-// Stop stops the shared world if it was started.
-func (s *Shared) Stop() { s.world.Stop() }
-
 // UniqueName returns prefix with a short suffix unique within this process.
 func UniqueName(prefix string) string {
 	uniqueMu.Lock()

@@ -3,14 +3,18 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"github.com/go-logr/logr"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,6 +34,24 @@ type Options struct {
 	NoController bool
 	// ControllerArgs are extra flags for kustomize-controller.
 	ControllerArgs []string
+	// APIAudit starts kube-apiserver with its audit log on (see
+	// EnableAPIAudit), so that a test can read it without the restart
+	// EnableAPIAudit costs.
+	APIAudit bool
+	// APIServerFlags ("--name=value") are set on kube-apiserver's command
+	// line from the start, as StartAPIServer sets them on a restart.
+	APIServerFlags []string
+}
+
+// controlPlane is opts without the controller: what a Pool's worlds of
+// the same control plane share, whichever controller each test runs.
+func (opts Options) controlPlane() Options {
+	return Options{NoController: true, APIAudit: opts.APIAudit, APIServerFlags: slices.Clone(opts.APIServerFlags)}
+}
+
+// planeKey names opts' control plane for Pool.
+func (opts Options) planeKey() string {
+	return fmt.Sprintf("audit=%v flags=%q", opts.APIAudit, opts.APIServerFlags)
 }
 
 // World is one running test world. Every World has its own temporary
@@ -49,12 +71,20 @@ type World struct {
 	StartupTime time.Duration
 	cancel      context.CancelFunc
 	ctx         context.Context
+
+	// scope is the context of the test holding a shared world (nil for a
+	// world of its own): background helpers started during that test stop
+	// with it, and helpers counts those that must have stopped before the
+	// world is cleaned for the next test.
+	scopeMu sync.Mutex
+	scope   context.Context
+	helpers sync.WaitGroup
 }
 
 // Scheme returns a scheme holding every type the test world uses.
 func Scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	builder := runtime.NewSchemeBuilder(corev1.AddToScheme, apiextensionsv1.AddToScheme, kustomizev1.AddToScheme, sourcev1.AddToScheme)
+	builder := runtime.NewSchemeBuilder(corev1.AddToScheme, rbacv1.AddToScheme, apiextensionsv1.AddToScheme, kustomizev1.AddToScheme, sourcev1.AddToScheme)
 	if err := builder.AddToScheme(s); err != nil {
 		return nil, fmt.Errorf("test world scheme: %w", err)
 	}
@@ -84,7 +114,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
 		return nil, fmt.Errorf("test world: %w", err)
 	}
-	if err := w.startControlPlane(); err != nil {
+	if err := w.startControlPlane(opts); err != nil {
 		return nil, err
 	}
 	w.Artifacts, err = StartArtifactServer(filepath.Join(dir, "artifacts"))
@@ -94,15 +124,8 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if opts.NoController {
 		return w, nil
 	}
-	binary := filepath.Join(assets, orDefault(opts.ControllerBinary, "kustomize-controller"))
-	if _, err := os.Stat(binary); err != nil {
-		return nil, fmt.Errorf("test world: %s missing (scripts/test.sh builds the release matrix; run it, or EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS=... scripts/testenv.sh): %w", filepath.Base(binary), err)
-	}
-	w.Controller = &Controller{
-		Binary:     binary,
-		Kubeconfig: w.Kubeconfig,
-		Dir:        filepath.Join(dir, "controller"),
-		Args:       opts.ControllerArgs,
+	if w.Controller, err = w.newController(opts); err != nil {
+		return nil, err
 	}
 	if err := w.Controller.Start(ctx); err != nil {
 		return nil, err
@@ -110,7 +133,22 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	return w, nil
 }
 
-func (w *World) startControlPlane() error {
+// newController returns the kustomize-controller opts name, not started,
+// logging into the world's controller directory.
+func (w *World) newController(opts Options) (*Controller, error) {
+	binary := filepath.Join(w.Assets, orDefault(opts.ControllerBinary, "kustomize-controller"))
+	if _, err := os.Stat(binary); err != nil {
+		return nil, fmt.Errorf("test world: %s missing (scripts/test.sh builds the release matrix; run it, or EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS=... scripts/testenv.sh): %w", filepath.Base(binary), err)
+	}
+	return &Controller{
+		Binary:     binary,
+		Kubeconfig: w.Kubeconfig,
+		Dir:        filepath.Join(w.Dir, "controller"),
+		Args:       slices.Clone(opts.ControllerArgs),
+	}, nil
+}
+
+func (w *World) startControlPlane(opts Options) error {
 	start := time.Now()
 	w.Env = &envtest.Environment{
 		BinaryAssetsDirectory:    w.Assets,
@@ -128,6 +166,23 @@ func (w *World) startControlPlane() error {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return fmt.Errorf("test world: %w", err)
 		}
+	}
+	// The first kube-apiserver drains as every restarted one does (see
+	// StartAPIServer): a fault test that stops it sees the same server.
+	flags := append([]string{"--shutdown-send-retry-after=true"}, opts.APIServerFlags...)
+	if opts.APIAudit {
+		audit, err := w.auditFlags()
+		if err != nil {
+			return err
+		}
+		flags = append(flags, audit...)
+	}
+	for _, f := range flags {
+		name, value, ok := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		if !ok || name == "" {
+			return fmt.Errorf("kube-apiserver flag %q: want --name=value", f)
+		}
+		api.Configure().Set(name, value)
 	}
 	if _, err := w.Env.Start(); err != nil {
 		return fmt.Errorf("test world: control plane did not start: %w", err)
@@ -181,8 +236,17 @@ func (w *World) Stop() {
 	}
 }
 
-// Context is cancelled when the world stops; background helpers use it.
-func (w *World) Context() context.Context { return w.ctx }
+// Context is cancelled when the world stops or, in a shared world, when the
+// test holding it ends; background helpers (operators, proxies, the Delay
+// controller) use it.
+func (w *World) Context() context.Context {
+	w.scopeMu.Lock()
+	defer w.scopeMu.Unlock()
+	if w.scope != nil {
+		return w.scope
+	}
+	return w.ctx
+}
 
 // CreateNamespace creates a namespace, tolerating one that already exists.
 func (w *World) CreateNamespace(ctx context.Context, name string) error {

@@ -19,13 +19,11 @@ import (
 
 var cdiGVR = schema.GroupVersionResource{Group: "cdi.kubevirt.io", Version: "v1beta1", Resource: "cdis"}
 
-// seedWorld starts a world with the simulated cdi-operator and the seed tree
-// published as GitRepository flux-system/flux-system.
+// seedWorld lends t the shared world with the simulated cdi-operator and
+// the seed tree published as GitRepository flux-system/flux-system.
 func seedWorld(t *testing.T) (*World, *RuntimeCRDOperator) {
 	t.Helper()
-	// Flux's default re-check of a not-ready dependency is 30 s; a short one
-	// keeps the converging case quick without changing what converges.
-	w := New(t, Options{ControllerArgs: []string{"--requeue-dependency=2s"}})
+	w := worlds.Get(t, seedOptions)
 	ctx := context.Background()
 	if err := w.CreateNamespace(ctx, "flux-system"); err != nil {
 		t.Fatal(err)
@@ -54,9 +52,14 @@ func createAll(t *testing.T, w *World, kss ...KS) {
 
 func readyOf(t *testing.T, w *World, name string) *kustomizev1.Kustomization {
 	t.Helper()
+	return readyOfIn(t, w, "flux-system", name)
+}
+
+func readyOfIn(t *testing.T, w *World, namespace, name string) *kustomizev1.Kustomization {
+	t.Helper()
 	ks := &kustomizev1.Kustomization{}
-	if err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: "flux-system", Name: name}, ks); err != nil {
-		t.Fatalf("Kustomization/flux-system/%s get failed: %v", name, err)
+	if err := w.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, ks); err != nil {
+		t.Fatalf("Kustomization/%s/%s get failed: %v", namespace, name, err)
 	}
 	return ks
 }

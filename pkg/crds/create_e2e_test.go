@@ -88,6 +88,10 @@ func getCRD(ctx context.Context, t *testing.T, w *testenv.World, name string) (*
 	return got, w.Client.Get(ctx, client.ObjectKey{Name: name}, got)
 }
 
+// TestMain takes the machine lock: the package's one world takes its turn
+// with the other packages' (testenv.LockMachine).
+func TestMain(m *testing.M) { testenv.Main(m, nil) }
+
 // TestCreateOnTheAPIServer runs the one pre-apply path against the real
 // API server of the test world (no kustomize-controller).
 func TestCreateOnTheAPIServer(t *testing.T) {

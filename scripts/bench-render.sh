@@ -33,8 +33,8 @@ mkdir -p "$BENCH_OUT/bin" "$BENCH_OUT/base" "$BENCH_OUT/new" "$BENCH_OUT/gen"
 
 echo "building base $BASE and the working tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo '+dirty'))" >&2
 tree=$(mktemp -d)
-trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true' EXIT
-git worktree add --detach "$tree" "$BASE" >/dev/null 2>&1
+trap 'rm -rf "$tree"' EXIT
+git archive "$BASE" | tar -x -C "$tree"
 (cd "$tree" && go build -o "$BENCH_OUT/bin/base" ./cmd/standup)
 go build -o "$BENCH_OUT/bin/new" ./cmd/standup
 

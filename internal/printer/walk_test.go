@@ -65,8 +65,13 @@ func TestWalkPrintersGolden(t *testing.T) {
 		})
 		t.Run("live"+suffix, func(t *testing.T) {
 			var out bytes.Buffer
-			p := newLiveWalk(&out, NewStyles(&out, color))
+			clock := &testClock{}
+			p := newLiveWalk(&out, NewStyles(&out, color), liveTerminal{
+				Size: func() (int, int, bool) { return 100, 30, true },
+				Now:  clock.now,
+			})
 			for _, e := range evs {
+				clock.set(e.Time.Add(500 * time.Millisecond))
 				p.Event(e)
 			}
 			p.Close(s)

@@ -16,7 +16,11 @@
 // A walk (resume, crds) is printed as it happens by a WalkPrinter: NDJSON on
 // stdout, a live view redrawn on a terminal, or plain timestamped lines for
 // CI logs, all from the one wait.Event type. The crds command's line report
-// is in crds.go.
+// is in crds.go. The live view (walk_live.go) sizes itself to the terminal
+// at every redraw, ticks every second and follows SIGWINCH; its layout is a
+// pure function (walk_live_view.go) of the nodes' last events, the time and
+// the size, and it is tested through a terminal emulator that keeps a
+// scrollback (walk_live_term_test.go).
 //
 // Terminal detection and NO_COLOR are decided in terminal.go (UseColor); a
 // printer itself never decides colour, it takes Options.Color. All lipgloss

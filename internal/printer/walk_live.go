@@ -10,27 +10,34 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
 // liveTerminal is what the live view needs of its terminal besides a
-// writer: its size now, word that the size changed (SIGWINCH), a tick to
-// redraw elapsed times on, and a clock. A nil channel never fires.
+// writer: its size now, word that the size changed (SIGWINCH), a frame
+// tick and a clock. A nil channel never fires.
 type liveTerminal struct {
 	// Size returns the terminal's width and height in cells; ok is false
 	// when the terminal cannot tell, and the last size it told is kept.
 	Size    func() (width, height int, ok bool)
 	Resized <-chan os.Signal
-	Ticks   <-chan time.Time
-	Now     func() time.Time
+	// Ticks come every frame (liveFrame in production): each redraws when
+	// events came since the last redraw, or a second passed.
+	Ticks <-chan time.Time
+	Now   func() time.Time
 	// Stop releases Resized and Ticks.
 	Stop func()
 }
 
+// liveFrame is the least time between two redraws an event causes; the
+// events of a burst (a walk's first step reports every node) wait for the
+// next tick, and are drawn as one frame.
+const liveFrame = 100 * time.Millisecond
+
 // liveWalk redraws a view of the walk in place at the bottom of a terminal
 // (a header, a line per tier, the rows that matter), every second and on
-// every event, sized to the terminal as it is at each redraw. Notes
+// events (at most every liveFrame), sized to the terminal as it is at each
+// redraw. Notes
 // (diagnoses, actions other than a reconcile) are printed once, above the
 // view, to stay in the scrollback; Close leaves the final view and the
 // summary below them.
@@ -42,6 +49,9 @@ type liveWalk struct {
 	mu    sync.Mutex
 	view  liveView
 	notes []string // printed at the next redraw
+	// dirty is true when events came since lastDraw.
+	dirty    bool
+	lastDraw time.Time
 	// drawn are the widths of the lines of the view last drawn, and
 	// drawnAt the terminal's width then: what the next redraw moves the
 	// cursor up over.
@@ -60,7 +70,7 @@ func openLiveWalk(f *os.File, st Styles) (*liveWalk, bool) {
 	if width, height, ok := size(); !ok || !liveFits(width, height) {
 		return nil, false
 	}
-	ticker := time.NewTicker(time.Second)
+	ticker := time.NewTicker(liveFrame)
 	resized := make(chan os.Signal, 1)
 	stopResize := notifyResize(resized)
 	return newLiveWalk(f, st, liveTerminal{
@@ -73,7 +83,6 @@ func openLiveWalk(f *os.File, st Styles) (*liveWalk, bool) {
 func newLiveWalk(w io.Writer, st Styles, t liveTerminal) *liveWalk {
 	p := &liveWalk{
 		w: w, styles: st, term: t,
-		view: liveView{nodes: map[tiers.ID]wait.Event{}},
 		quit: make(chan struct{}), followed: make(chan struct{}),
 	}
 	p.width, p.height, _ = t.Size()
@@ -81,18 +90,22 @@ func newLiveWalk(w io.Writer, st Styles, t liveTerminal) *liveWalk {
 	return p
 }
 
-// follow redraws on every tick and resize until Close.
+// follow redraws on every resize, and on ticks when events came or a
+// second passed, until Close.
 func (p *liveWalk) follow() {
 	defer close(p.followed)
 	for {
+		resized := false
 		select {
 		case <-p.quit:
 			return
 		case <-p.term.Ticks:
 		case <-p.term.Resized:
+			resized = true
 		}
 		p.mu.Lock()
-		if !p.closed && len(p.view.nodes) > 0 {
+		begun := len(p.view.nodes) > 0 || len(p.notes) > 0
+		if !p.closed && begun && (resized || p.dirty || p.term.Now().Sub(p.lastDraw) >= time.Second) {
 			p.redraw(nil)
 		}
 		p.mu.Unlock()
@@ -113,9 +126,12 @@ func (p *liveWalk) Event(e wait.Event) {
 		e.Message = printable(e.Message)
 		p.notes = append(p.notes, eventLine(e, p.styles))
 	case e.Type == wait.EventNode && e.Node != nil:
-		p.view.nodes[*e.Node] = e
+		p.view.update(e)
 	}
-	p.redraw(nil)
+	p.dirty = true
+	if p.term.Now().Sub(p.lastDraw) >= liveFrame {
+		p.redraw(nil)
+	}
 }
 
 // isNote tells the events printed once, to stay, from those the view
@@ -148,6 +164,8 @@ func (p *liveWalk) Close(s wait.Summary) {
 // what the old view left below. It draws in one write, so the terminal
 // shows no half-drawn frame.
 func (p *liveWalk) redraw(final *wait.Summary) {
+	now := p.term.Now()
+	p.dirty, p.lastDraw = false, now
 	if width, height, ok := p.term.Size(); ok && width > 0 && height > 0 {
 		p.width, p.height = width, height
 	}
@@ -169,9 +187,9 @@ func (p *liveWalk) redraw(final *wait.Summary) {
 	var lines, summary []string
 	if final != nil {
 		summary = wrapLines(summaryLine(*final, p.styles), p.width)
-		lines = p.view.lines(p.term.Now(), p.width, room-len(summary), false, p.styles)
+		lines = p.view.lines(now, p.width, room-len(summary), false, p.styles)
 	} else {
-		lines = p.view.lines(p.term.Now(), p.width, room, true, p.styles)
+		lines = p.view.lines(now, p.width, room, true, p.styles)
 	}
 	p.drawn = p.drawn[:0]
 	for _, line := range lines {

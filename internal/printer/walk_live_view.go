@@ -27,59 +27,145 @@ func liveFits(width, height int) bool {
 }
 
 // liveView is what the live view knows of a walk: every node's last event,
-// and when the walk began. Its lines are a pure function of it, the time
-// and the terminal's size.
+// and when the walk began. Its lines are a function of it, the time and the
+// terminal's size alone.
 type liveView struct {
-	nodes map[tiers.ID]wait.Event
 	start time.Time
+	// nodes are sorted by tier then name, unless sorted is false: a node
+	// came or changed tier since the last layout.
+	nodes  []liveNode
+	index  map[tiers.ID]int
+	sorted bool
+}
+
+type liveNode struct {
+	id tiers.ID
+	e  wait.Event
+}
+
+// update records a node's event.
+func (v *liveView) update(e wait.Event) {
+	if v.index == nil {
+		v.index = map[tiers.ID]int{}
+	}
+	if i, ok := v.index[*e.Node]; ok {
+		v.sorted = v.sorted && v.nodes[i].e.Tier == e.Tier
+		v.nodes[i].e = e
+		return
+	}
+	v.index[*e.Node] = len(v.nodes)
+	v.nodes = append(v.nodes, liveNode{id: *e.Node, e: e})
+	v.sorted = false
+}
+
+func (v *liveView) sort() {
+	if v.sorted {
+		return
+	}
+	sort.Slice(v.nodes, func(i, j int) bool {
+		a, b := v.nodes[i], v.nodes[j]
+		if a.e.Tier != b.e.Tier {
+			return a.e.Tier < b.e.Tier
+		}
+		return a.id.Less(b.id)
+	})
+	for i, n := range v.nodes {
+		v.index[n.id] = i
+	}
+	v.sorted = true
+}
+
+// phaseCount counts a group's nodes by phase; running is every phase
+// between pending and the end.
+type phaseCount struct{ ready, running, failed, blocked, pending int }
+
+func (c *phaseCount) add(ph wait.Phase) {
+	switch ph {
+	case wait.PhaseReady:
+		c.ready++
+	case wait.PhaseFailed:
+		c.failed++
+	case wait.PhaseBlocked:
+		c.blocked++
+	case wait.PhasePending:
+		c.pending++
+	default:
+		c.running++
+	}
+}
+
+func (c *phaseCount) plus(o phaseCount) {
+	c.ready += o.ready
+	c.running += o.running
+	c.failed += o.failed
+	c.blocked += o.blocked
+	c.pending += o.pending
+}
+
+func (c phaseCount) total() int { return c.ready + c.running + c.failed + c.blocked + c.pending }
+
+// finished: every node ended. idle: no node has started.
+func (c phaseCount) finished() bool { return c.running+c.pending == 0 }
+func (c phaseCount) idle() bool     { return c.pending == c.total() }
+
+// String reads "3/8 ready, 2 running, 1 failed, 2 waiting", leaving out
+// what is zero.
+func (c phaseCount) String() string {
+	parts := []string{fmt.Sprintf("%d/%d ready", c.ready, c.total())}
+	for _, n := range []struct {
+		n    int
+		word string
+	}{{c.running, "running"}, {c.failed, "failed"}, {c.blocked, "blocked"}, {c.pending, "waiting"}} {
+		if n.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n.n, n.word))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // liveGroup is one line of tiers: one tier, or a run of finished or idle
 // tiers merged when the terminal has too few rows for a line each, or the
-// count of the tiers that found no row at all.
+// count of the tiers that found no row at all. Its nodes are
+// liveView.nodes[from:to].
 type liveGroup struct {
 	first, last int
-	nodes       []tiers.ID
-	count       map[wait.Phase]int
+	from, to    int
+	count       phaseCount
 	hiddenTiers int
 }
-
-// finished: every node ended. idle: no node has started.
-func (g liveGroup) finished() bool {
-	return g.count[wait.PhaseReady]+g.count[wait.PhaseFailed]+g.count[wait.PhaseBlocked] == len(g.nodes)
-}
-
-func (g liveGroup) idle() bool { return g.count[wait.PhasePending] == len(g.nodes) }
 
 // lines lays the view out for a terminal width cells wide in at most
 // maxLines lines, none reaching the last column, so that the terminal never
 // wraps one. A header (when withHeader) comes first, then a line per tier;
 // the rows of the nodes that matter most fill what is left: running ones
 // first, then failed, waiting, blocked and ready. A finished tier folds
-// into its line, but for its failed nodes.
-func (v liveView) lines(now time.Time, width, maxLines int, withHeader bool, st Styles) []string {
-	if maxLines <= 0 {
+// into its line, but for its failed and blocked nodes. It lays out the
+// nodes in O(n), since it runs at every redraw.
+func (v *liveView) lines(now time.Time, width, maxLines int, withHeader bool, st Styles) []string {
+	if maxLines <= 0 || len(v.nodes) == 0 {
 		return nil
 	}
+	v.sort()
 	groups := v.groups()
 	var out []string
 	if withHeader {
-		out = append(out, fit(st.Header.Render(v.header(now)), width))
+		var all phaseCount
+		for _, g := range groups {
+			all.plus(g.count)
+		}
+		header := fmt.Sprintf("Kustomizations · %s · %s", formatElapsed(now.Sub(v.start)), all)
+		out = append(out, fit(st.Header.Render(header), width))
 		maxLines--
 	}
 	// Finished tiers, then idle ones, share a line when a line each would
 	// leave too few rows for the nodes that run or failed.
-	wanted := 0
-	for _, id := range v.candidates(groups) {
-		if rowRank(v.nodes[id].Phase) < rowRank(wait.PhasePending) {
-			wanted++
-		}
+	byRank := v.candidates(groups)
+	wanted := len(byRank[0]) + len(byRank[1])
+	if len(groups)+wanted > maxLines {
+		groups = mergeGroups(groups, phaseCount.finished)
 	}
 	if len(groups)+wanted > maxLines {
-		groups = mergeGroups(groups, func(g liveGroup) bool { return g.finished() })
-	}
-	if len(groups)+wanted > maxLines {
-		groups = mergeGroups(groups, func(g liveGroup) bool { return g.idle() })
+		groups = mergeGroups(groups, phaseCount.idle)
 	}
 	if len(groups) > maxLines {
 		if maxLines == 0 {
@@ -91,56 +177,41 @@ func (v liveView) lines(now time.Time, width, maxLines int, withHeader bool, st 
 		}
 		groups = append(groups[:maxLines-1], liveGroup{hiddenTiers: hidden})
 	}
-	shown := v.chooseRows(groups, maxLines-len(groups))
+	shown := chooseRows(v.candidates(groups), len(v.nodes), maxLines-len(groups))
 	cols := v.columns(shown, width)
 	for _, g := range groups {
-		out = append(out, fit(v.groupLine(g, st), width))
-		for _, id := range g.nodes {
-			if shown[id] {
-				out = append(out, fit(v.row(id, now, cols, st), width))
+		out = append(out, fit(groupLine(g, st), width))
+		for i := g.from; i < g.to; i++ {
+			if shown[i] {
+				out = append(out, fit(v.row(v.nodes[i], now, cols, st), width))
 			}
 		}
 	}
 	return out
 }
 
-// groups returns a group per tier, in tier order, its nodes sorted.
-func (v liveView) groups() []liveGroup {
-	byTier := map[int]*liveGroup{}
-	for id, e := range v.nodes {
-		g := byTier[e.Tier]
-		if g == nil {
-			g = &liveGroup{first: e.Tier, last: e.Tier, count: map[wait.Phase]int{}}
-			byTier[e.Tier] = g
+// groups returns a group per tier, in tier order.
+func (v *liveView) groups() []liveGroup {
+	var groups []liveGroup
+	for i, n := range v.nodes {
+		if len(groups) == 0 || groups[len(groups)-1].first != n.e.Tier {
+			groups = append(groups, liveGroup{first: n.e.Tier, last: n.e.Tier, from: i})
 		}
-		g.nodes = append(g.nodes, id)
-		g.count[e.Phase]++
+		g := &groups[len(groups)-1]
+		g.to = i + 1
+		g.count.add(n.e.Phase)
 	}
-	groups := make([]liveGroup, 0, len(byTier))
-	for _, g := range byTier {
-		sort.Slice(g.nodes, func(i, j int) bool { return g.nodes[i].Less(g.nodes[j]) })
-		groups = append(groups, *g)
-	}
-	sort.Slice(groups, func(i, j int) bool { return groups[i].first < groups[j].first })
 	return groups
 }
 
 // mergeGroups merges each run of adjacent groups for which same is true.
-func mergeGroups(groups []liveGroup, same func(liveGroup) bool) []liveGroup {
+func mergeGroups(groups []liveGroup, same func(phaseCount) bool) []liveGroup {
 	var out []liveGroup
 	for _, g := range groups {
-		if n := len(out); n > 0 && same(g) && same(out[n-1]) {
+		if n := len(out); n > 0 && same(g.count) && same(out[n-1].count) {
 			prev := &out[n-1]
-			prev.last = g.last
-			prev.nodes = append(prev.nodes, g.nodes...)
-			count := map[wait.Phase]int{}
-			for ph, c := range prev.count {
-				count[ph] += c
-			}
-			for ph, c := range g.count {
-				count[ph] += c
-			}
-			prev.count = count
+			prev.last, prev.to = g.last, g.to
+			prev.count.plus(g.count)
 			continue
 		}
 		out = append(out, g)
@@ -148,8 +219,8 @@ func mergeGroups(groups []liveGroup, same func(liveGroup) bool) []liveGroup {
 	return out
 }
 
-// rowRank orders rows by what a user watches for: what runs now, what
-// failed, what waits, what was blocked, what is done.
+// rowRank orders rows by what a user watches for: what runs now (0), what
+// failed (1), what waits (2), what was blocked (3), what is done (4).
 func rowRank(ph wait.Phase) int {
 	switch ph {
 	case wait.PhaseFailed:
@@ -164,70 +235,47 @@ func rowRank(ph wait.Phase) int {
 	return 0
 }
 
-// candidates are the nodes worth a row: those of the tiers under way, and
-// the failed and blocked nodes of finished tiers.
-func (v liveView) candidates(groups []liveGroup) []tiers.ID {
-	var ids []tiers.ID
+// candidates returns the nodes worth a row, as indexes into v.nodes by
+// rank, each rank in tier then name order: the nodes of the tiers under
+// way, and the failed and blocked nodes of finished tiers.
+func (v *liveView) candidates(groups []liveGroup) [5][]int {
+	var byRank [5][]int
 	for _, g := range groups {
-		for _, id := range g.nodes {
-			if ph := v.nodes[id].Phase; !g.finished() && !g.idle() || ph == wait.PhaseFailed || ph == wait.PhaseBlocked {
-				ids = append(ids, id)
+		active := !g.count.finished() && !g.count.idle()
+		for i := g.from; i < g.to; i++ {
+			ph := v.nodes[i].e.Phase
+			if active || ph == wait.PhaseFailed || ph == wait.PhaseBlocked {
+				r := rowRank(ph)
+				byRank[r] = append(byRank[r], i)
 			}
 		}
 	}
-	return ids
+	return byRank
 }
 
-// chooseRows picks at most n of the candidates, by rank then tier then name.
-func (v liveView) chooseRows(groups []liveGroup, n int) map[tiers.ID]bool {
-	candidates := v.candidates(groups)
-	sort.SliceStable(candidates, func(i, j int) bool {
-		a, b := v.nodes[candidates[i]], v.nodes[candidates[j]]
-		if ra, rb := rowRank(a.Phase), rowRank(b.Phase); ra != rb {
-			return ra < rb
+// chooseRows marks at most n of the candidates, the best ranked first.
+func chooseRows(byRank [5][]int, nodes, n int) []bool {
+	shown := make([]bool, nodes)
+	for _, rank := range byRank {
+		for _, i := range rank {
+			if n <= 0 {
+				return shown
+			}
+			shown[i] = true
+			n--
 		}
-		return a.Tier < b.Tier
-	})
-	shown := map[tiers.ID]bool{}
-	for _, id := range candidates[:max(0, min(n, len(candidates)))] {
-		shown[id] = true
 	}
 	return shown
 }
 
-// header sums the walk up: how many nodes stand where, and for how long.
-func (v liveView) header(now time.Time) string {
-	count := map[wait.Phase]int{}
-	for _, e := range v.nodes {
-		count[e.Phase]++
-	}
-	return fmt.Sprintf("Kustomizations · %s · %s", formatElapsed(now.Sub(v.start)), phaseCounts(count, len(v.nodes)))
-}
-
-// phaseCounts reads "3/8 ready, 2 running, 1 failed, 2 waiting", leaving
-// out what is zero.
-func phaseCounts(count map[wait.Phase]int, total int) string {
-	running := total - count[wait.PhaseReady] - count[wait.PhaseFailed] - count[wait.PhaseBlocked] - count[wait.PhasePending]
-	parts := []string{fmt.Sprintf("%d/%d ready", count[wait.PhaseReady], total)}
-	for _, c := range []struct {
-		n    int
-		word string
-	}{{running, "running"}, {count[wait.PhaseFailed], "failed"}, {count[wait.PhaseBlocked], "blocked"}, {count[wait.PhasePending], "waiting"}} {
-		if c.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.word))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func (v liveView) groupLine(g liveGroup, st Styles) string {
+func groupLine(g liveGroup, st Styles) string {
 	switch {
 	case g.hiddenTiers > 0:
 		return st.Dim.Render(fmt.Sprintf("… %d more tiers", g.hiddenTiers))
 	case g.first == g.last:
-		return st.TierHeader.Render(fmt.Sprintf("tier %d", g.first)) + "  " + phaseCounts(g.count, len(g.nodes))
+		return st.TierHeader.Render(fmt.Sprintf("tier %d", g.first)) + "  " + g.count.String()
 	}
-	return st.TierHeader.Render(fmt.Sprintf("tiers %d–%d", g.first, g.last)) + "  " + phaseCounts(g.count, len(g.nodes))
+	return st.TierHeader.Render(fmt.Sprintf("tiers %d–%d", g.first, g.last)) + "  " + g.count.String()
 }
 
 // liveColumns are the widths of a row's name and message, in cells; a
@@ -246,10 +294,12 @@ const (
 // columns shares what a row leaves of width between the name and the
 // message. Names come first, since a cut name may name another node; the
 // message keeps at least a third, else it is left out.
-func (v liveView) columns(shown map[tiers.ID]bool, width int) liveColumns {
+func (v *liveView) columns(shown []bool, width int) liveColumns {
 	longest := 0
-	for id := range shown {
-		longest = max(longest, len(id.NamespacedName()))
+	for i, ok := range shown {
+		if ok {
+			longest = max(longest, len(v.nodes[i].id.NamespacedName()))
+		}
 	}
 	room := max(0, width-1-rowFixed)
 	name := min(longest, max(room-24, room*2/3))
@@ -259,13 +309,13 @@ func (v liveView) columns(shown map[tiers.ID]bool, width int) liveColumns {
 	return liveColumns{name: name, message: room - name}
 }
 
-func (v liveView) row(id tiers.ID, now time.Time, cols liveColumns, st Styles) string {
-	e := v.nodes[id]
+func (v *liveView) row(n liveNode, now time.Time, cols liveColumns, st Styles) string {
+	e := n.e
 	elapsed := time.Duration(e.Elapsed)
 	if !e.Phase.Terminal() && now.After(e.Time) {
 		elapsed += now.Sub(e.Time)
 	}
-	name := cutMiddle(id.NamespacedName(), cols.name)
+	name := cutMiddle(n.id.NamespacedName(), cols.name)
 	line := fmt.Sprintf("  %-*s %s %*s", cols.name, name, phaseCell(e.Phase, st), elapsedWidth, formatElapsed(elapsed))
 	if cols.message > 0 {
 		line += "  " + ansi.Truncate(printable(firstLine(e.Message)), cols.message, "…")

@@ -7,18 +7,17 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
 // viewAt returns the live view of walk40 after its first n events, and the
 // time of the last.
-func viewAt(n int) (liveView, time.Time) {
+func viewAt(n int) (*liveView, time.Time) {
 	evs, _ := walk40()
-	v := liveView{nodes: map[tiers.ID]wait.Event{}, start: evs[0].Time}
+	v := &liveView{start: evs[0].Time}
 	for _, e := range evs[:n] {
 		if e.Type == wait.EventNode {
-			v.nodes[*e.Node] = e
+			v.update(e)
 		}
 	}
 	return v, evs[n-1].Time
@@ -137,10 +136,9 @@ func TestLiveViewLayout(t *testing.T) {
 // clock, with no event; that of a finished node stays.
 func TestLiveViewTicks(t *testing.T) {
 	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
-	v := liveView{start: t0, nodes: map[tiers.ID]wait.Event{
-		*walkNode("a", "running"): {Time: t0.Add(time.Second), Type: wait.EventNode, Phase: wait.PhaseReconciling, Elapsed: wait.Duration(time.Second)},
-		*walkNode("a", "ready"):   {Time: t0.Add(time.Second), Type: wait.EventNode, Phase: wait.PhaseReady, Elapsed: wait.Duration(time.Second)},
-	}}
+	v := &liveView{start: t0}
+	v.update(wait.Event{Time: t0.Add(time.Second), Type: wait.EventNode, Node: walkNode("a", "running"), Phase: wait.PhaseReconciling, Elapsed: wait.Duration(time.Second)})
+	v.update(wait.Event{Time: t0.Add(time.Second), Type: wait.EventNode, Node: walkNode("a", "ready"), Phase: wait.PhaseReady, Elapsed: wait.Duration(time.Second)})
 	for _, tt := range []struct {
 		after                  time.Duration
 		header, running, ready string

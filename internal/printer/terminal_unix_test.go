@@ -86,3 +86,41 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 	t.Fatal("the live view did not redraw at the new size")
 }
+
+// TestLiveWalkOnAPseudoTerminal is TestLiveWalkFitsTheTerminal end to end:
+// the walk printer NewWalkPrinter picks for a pseudo-terminal of 80×24,
+// with the real clock, ticker and size, and the tty's own newline
+// translation, read back through the emulator.
+func TestLiveWalkOnAPseudoTerminal(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Cols: 80, Rows: 24}); err != nil {
+		t.Fatal(err)
+	}
+	term := newVTTerminal(80, 24)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		_, _ = io.Copy(term.emu, ptmx) // ends when tty is closed and all is read
+	}()
+	evs, s := walk40()
+	shift := time.Since(evs[0].Time)
+	p := NewWalkPrinter(io.Discard, tty, WalkOptions{Format: FormatText})
+	if _, ok := p.(*liveWalk); !ok {
+		t.Fatalf("NewWalkPrinter on an 80×24 terminal = %T, want the live view", p)
+	}
+	for i, e := range evs {
+		e.Time = e.Time.Add(shift)
+		p.Event(e)
+		if i%40 == 0 {
+			time.Sleep(150 * time.Millisecond) // a frame tick or two
+		}
+	}
+	p.Close(s)
+	_ = tty.Close()
+	<-read
+	checkLiveScreen(t, term, persistentNotes(evs), summaryLine(s, NewStyles(nil, false)))
+}

@@ -37,10 +37,9 @@ const liveFrame = 100 * time.Millisecond
 // liveWalk redraws a view of the walk in place at the bottom of a terminal
 // (a header, a line per tier, the rows that matter), every second and on
 // events (at most every liveFrame), sized to the terminal as it is at each
-// redraw. Notes
-// (diagnoses, actions other than a reconcile) are printed once, above the
-// view, to stay in the scrollback; Close leaves the final view and the
-// summary below them.
+// redraw. Notes (diagnoses, actions other than a reconcile) are printed
+// once, above the view, to stay in the scrollback; Close leaves the final
+// view and the summary below them.
 type liveWalk struct {
 	w      io.Writer
 	styles Styles

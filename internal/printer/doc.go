@@ -23,6 +23,11 @@
 // terminal, or plain timestamped lines for CI logs, all from the one
 // wait.Event type. The crds command's report is a CRDsPrinter: lines as it
 // goes (crds.go), or one json document at the end (crds_report.go).
+// The live view (walk_live.go) sizes itself to the terminal
+// at every redraw, draws at most ten frames a second, ticks every second and
+// follows SIGWINCH; its layout (walk_live_view.go) is a function of the
+// nodes' last events, the time and the size alone, and it is tested through
+// a terminal emulator that keeps a scrollback (walk_live_term_test.go).
 //
 // Terminal detection and NO_COLOR are decided in terminal.go (UseColor); a
 // printer itself never decides colour, it takes Options.Color. All lipgloss

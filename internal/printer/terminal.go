@@ -19,3 +19,10 @@ func IsTerminal(w io.Writer) bool {
 func UseColor(w io.Writer, noColor bool) bool {
 	return !noColor && os.Getenv("NO_COLOR") == "" && IsTerminal(w)
 }
+
+// terminalSize returns the size of the terminal f in cells, as the terminal
+// reports it now; ok is false when f is no terminal or tells no size.
+func terminalSize(f *os.File) (width, height int, ok bool) {
+	width, height, err := term.GetSize(int(f.Fd()))
+	return width, height, err == nil && width > 0 && height > 0
+}

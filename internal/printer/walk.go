@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -30,8 +31,9 @@ type WalkOptions struct {
 }
 
 // NewWalkPrinter returns the printer for a walk: NDJSON events on out (json),
-// else progress on errOut: a live view on a terminal, plain timestamped lines
-// otherwise (CI logs), only the summary with Quiet.
+// else progress on errOut: a live view on a terminal large enough for it
+// (liveFits), plain timestamped lines otherwise (CI logs, a small terminal),
+// only the summary with Quiet. Close the printer to stop the live view.
 func NewWalkPrinter(out, errOut io.Writer, o WalkOptions) WalkPrinter {
 	switch {
 	case o.Format == FormatJSON:
@@ -39,7 +41,11 @@ func NewWalkPrinter(out, errOut io.Writer, o WalkOptions) WalkPrinter {
 	case o.Quiet:
 		return &plainWalk{w: io.Discard, summary: errOut, styles: NewStyles(errOut, false)}
 	case IsTerminal(errOut):
-		return newLiveWalk(errOut, NewStyles(errOut, UseColor(errOut, o.NoColor)))
+		st := NewStyles(errOut, UseColor(errOut, o.NoColor))
+		if live, ok := openLiveWalk(errOut.(*os.File), st); ok {
+			return live
+		}
+		return &plainWalk{w: errOut, summary: errOut, styles: st}
 	default:
 		return &plainWalk{w: errOut, summary: errOut, styles: NewStyles(errOut, false)}
 	}

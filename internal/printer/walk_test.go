@@ -65,8 +65,13 @@ func TestWalkPrintersGolden(t *testing.T) {
 		})
 		t.Run("live"+suffix, func(t *testing.T) {
 			var out bytes.Buffer
-			p := newLiveWalk(&out, NewStyles(&out, color))
+			clock := &testClock{}
+			p := newLiveWalk(&out, NewStyles(&out, color), liveTerminal{
+				Size: func() (int, int, bool) { return 100, 30, true },
+				Now:  clock.now,
+			})
 			for _, e := range evs {
+				clock.set(e.Time.Add(500 * time.Millisecond))
 				p.Event(e)
 			}
 			p.Close(s)
@@ -181,7 +186,7 @@ func TestEventLine(t *testing.T) {
 	}
 }
 
-func TestFirstLineAndTruncate(t *testing.T) {
+func TestFirstLineAndFit(t *testing.T) {
 	lines := []struct{ in, want string }{
 		{"", ""},
 		{"one", "one"},
@@ -193,18 +198,21 @@ func TestFirstLineAndTruncate(t *testing.T) {
 			t.Errorf("firstLine(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+	// fit leaves the last column free: a line of width-1 cells fits.
 	cuts := []struct {
-		in   string
-		n    int
-		want string
+		in    string
+		width int
+		want  string
 	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"one too long", 11, "one too lo…"},
+		{"short", 11, "short"},
+		{"exactly10!", 11, "exactly10!"},
+		{"one too long", 12, "one too lo…"},
+		{"ñandú ñandú", 6, "ñand…"},
+		{"\x1b[1mbold and long\x1b[0m", 8, "\x1b[1mbold a…\x1b[0m"},
 	}
 	for _, tt := range cuts {
-		if got := truncate(tt.in, tt.n); got != tt.want {
-			t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		if got := fit(tt.in, tt.width); got != tt.want {
+			t.Errorf("fit(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"regexp"
@@ -22,7 +23,13 @@ import (
 var worlds testenv.Pool
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	build, cancel := context.WithCancel(context.Background())
+	if _, child := os.LookupEnv(childCaseEnv); !child && !testing.Short() {
+		go buildStandupBinary(build)
+	}
 	defer removeStandupBinary()
+	defer cancel()
 	testenv.Main(m, &worlds)
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +33,17 @@ func standupBinary(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the standup binary (not run with -short)")
 	}
+	buildStandupBinary(context.Background())
+	if builtErr != nil {
+		t.Fatalf("go build: %v", builtErr)
+	}
+	return binaryPath
+}
+
+// buildStandupBinary builds the binary once. TestMain starts it in the
+// background, so that the build overlaps the first tests instead of
+// holding up the first test that needs it; a caller meanwhile waits for it.
+func buildStandupBinary(ctx context.Context) {
 	builtOnce.Do(func() {
 		if inherited := os.Getenv(standupBinaryEnv); inherited != "" {
 			binaryPath = inherited
@@ -42,22 +55,20 @@ func standupBinary(t *testing.T) string {
 			return
 		}
 		builtPath = filepath.Join(dir, "standup")
-		out, err := exec.Command("go", "build", "-o", builtPath, ".").CombinedOutput()
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", builtPath, ".").CombinedOutput()
 		if err != nil {
-			builtErr = errors.New(string(out))
+			builtErr = fmt.Errorf("%w: %s", err, out)
 			return
 		}
 		binaryPath = builtPath
 		builtErr = os.Setenv(standupBinaryEnv, builtPath)
 	})
-	if builtErr != nil {
-		t.Fatalf("go build: %v", builtErr)
-	}
-	return binaryPath
 }
 
-// removeStandupBinary removes what standupBinary built; TestMain calls it.
+// removeStandupBinary removes what standupBinary built, once its build is
+// over; TestMain calls it.
 func removeStandupBinary() {
+	builtOnce.Do(func() {})
 	if builtPath != "" {
 		_ = os.RemoveAll(filepath.Dir(builtPath))
 	}

@@ -29,7 +29,7 @@ func connect(ctx context.Context, g globalOptions) (*cluster, error) {
 		requestTimeout = -1 // --request-timeout 0: none, as kubectl means it
 	}
 	cfg, err := kube.RESTConfig(kube.Options{
-		Kubeconfig: g.Kubeconfig, Context: g.Context, Counter: counter, Warnings: g.Verbose,
+		Flags: g.Cluster, Counter: counter, Warnings: g.Verbose,
 		Lifetime: ctx, RequestTimeout: requestTimeout,
 	})
 	if err != nil {

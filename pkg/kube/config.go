@@ -29,7 +29,7 @@ type Options struct {
 }
 
 // ErrNoKubeconfig is returned when no kubeconfig can be found.
-var ErrNoKubeconfig = errors.New("no kubeconfig found: pass --kubeconfig or set KUBECONFIG")
+var ErrNoKubeconfig = errors.New("no kubeconfig found: pass --kubeconfig, set KUBECONFIG, or name the API server with --server")
 
 // RESTConfig loads the REST config the options select, by kubectl's rules
 // (client-go's loading rules and overrides, through cli-runtime's

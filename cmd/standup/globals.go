@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/kube"
@@ -53,40 +52,6 @@ func globals(c *cli.Context) globalOptions {
 	}
 }
 
-// clusterFlags reads kubectl's cluster flags. KUBECONFIG is client-go's to
-// read: it is a list of files, merged.
-func clusterFlags(c *cli.Context) kube.ClusterFlags {
-	return kube.ClusterFlags{
-		Kubeconfig:            setAt(c, "kubeconfig").String("kubeconfig"),
-		Context:               setAt(c, "context").String("context"),
-		Cluster:               setAt(c, "cluster").String("cluster"),
-		User:                  setAt(c, "user").String("user"),
-		As:                    setAt(c, "as").String("as"),
-		AsGroups:              setAt(c, "as-group").StringSlice("as-group"),
-		Server:                setAt(c, "server").String("server"),
-		Token:                 setAt(c, "token").String("token"),
-		CertificateAuthority:  setAt(c, "certificate-authority").String("certificate-authority"),
-		InsecureSkipTLSVerify: setAt(c, "insecure-skip-tls-verify").Bool("insecure-skip-tls-verify"),
-	}
-}
-
-// requestTimeout reads --request-timeout as kubectl does (clientcmd's
-// parser: "30s", "2m", or a bare number of seconds; 0 for none). Not given,
-// it is kube.DefaultRequestTimeout: unlike kubectl's, a walk must not hang
-// on a wedged API server.
-func requestTimeout(c *cli.Context) (time.Duration, error) {
-	at := setAt(c, "request-timeout")
-	if !at.IsSet("request-timeout") {
-		return kube.DefaultRequestTimeout, nil
-	}
-	given := at.String("request-timeout")
-	d, err := clientcmd.ParseTimeout(given)
-	if err != nil || d < 0 {
-		return 0, usageErrorf("--request-timeout %s: want a duration such as 30s or 2m, a number of seconds, or 0 for none", given)
-	}
-	return d, nil
-}
-
 // useColor decides colour for w: a terminal, and neither --no-color nor NO_COLOR.
 func useColor(g globalOptions, w io.Writer) bool {
 	return printer.UseColor(w, g.NoColor)
@@ -127,17 +92,7 @@ func commandPath(c *cli.Context) string {
 }
 
 func globalFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "kubeconfig", Usage: "path to the kubeconfig file (default: the files KUBECONFIG lists, merged, else ~/.kube/config)"},
-		&cli.StringFlag{Name: "context", Usage: "kubeconfig context to use"},
-		&cli.StringFlag{Name: "cluster", Usage: "kubeconfig cluster to use"},
-		&cli.StringFlag{Name: "user", Usage: "kubeconfig user to use"},
-		&cli.StringFlag{Name: "as", Usage: "username to impersonate"},
-		&cli.StringSliceFlag{Name: "as-group", Usage: "group to impersonate (repeat for several)"},
-		&cli.StringFlag{Name: "server", Aliases: []string{"s"}, Usage: "address and port of the Kubernetes API server"},
-		&cli.StringFlag{Name: "token", Usage: "bearer token to authenticate with"},
-		&cli.StringFlag{Name: "certificate-authority", Usage: "path to a CA file to verify the API server with"},
-		&cli.BoolFlag{Name: "insecure-skip-tls-verify", Usage: "do not verify the API server's certificate (insecure)"},
+	return append(clusterFlagDefs(), []cli.Flag{
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "show and walk only this namespace; its dependencies elsewhere are still waited on (default: all namespaces)"},
 		&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "all namespaces (the default: a cold start is the whole graph)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format (per command; see its help)"},
@@ -146,7 +101,7 @@ func globalFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout", Usage: "give up on the whole command after this long; exit 124 (0: no limit)"},
 		&cli.StringFlag{Name: "request-timeout", Usage: "give up on one API request (not a watch) after this long: 30s, 2m, seconds, or 0 for none", Value: kube.DefaultRequestTimeout.String()},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log client and controller-runtime details, count API requests"},
-	}
+	}...)
 }
 
 // shareGlobalFlags lets global flags follow the command too (`standup tiers

@@ -31,7 +31,8 @@ func resumeCommand(streams Streams) *cli.Command {
 		Usage:     "walk the live Flux graph: resume and reconcile each Kustomization the moment its dependencies are ready",
 		ArgsUsage: "[ks] [NAME|NAMESPACE/NAME]...",
 		Description: "With names, walks only those Kustomizations and what they depend on (as --only): a node cannot\n" +
-			"become Ready while an ancestor is suspended. A flux-style kind word may come first: standup resume ks apps.",
+			"become Ready while an ancestor is suspended. A flux-style kind word may come first: standup resume ks apps.\n" +
+			"With -n NS, walks NS's Kustomizations; their dependencies in other namespaces are waited on, never touched.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the plan; change nothing"},
 			&cli.BoolFlag{Name: "no-unsuspend", Destination: &o.NoUnsuspend, Usage: "leave suspended Kustomizations suspended"},
@@ -40,7 +41,7 @@ func resumeCommand(streams Streams) *cli.Command {
 			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most this many at once (0: unlimited)"},
 			&cli.StringFlag{Name: "crds", Destination: &o.CRDs, Usage: "CRD bundle directory for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
-			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "kinds to walk; only Kustomization for now"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "kinds to walk; only Kustomization (ks) for now"},
 			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
 			&cli.StringSliceFlag{Name: "only", Destination: &o.Only, Usage: "walk only these nodes and their ancestors"},
 			&cli.StringSliceFlag{Name: "exclude", Destination: &o.Exclude, Usage: "leave these nodes out"},
@@ -50,7 +51,11 @@ func resumeCommand(streams Streams) *cli.Command {
 }
 
 func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []string, streams Streams) error {
-	for _, k := range opts.Kinds.Value() {
+	kinds, err := flux.ParseKinds(opts.Kinds.Value())
+	if err != nil {
+		return usageErrorf("--kinds: %v", err)
+	}
+	for _, k := range kinds {
 		if k != flux.KindKustomization {
 			return usageErrorf("resume walks Kustomizations only: %s is not walked yet, because helm-controller cannot be run in standup's test world to prove it (see them with standup tiers --kinds Kustomization,HelmRelease)", k)
 		}
@@ -67,11 +72,13 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if err != nil {
 		return err
 	}
-	objs, err := flux.ListKustomizations(ctx, cl.Client, g.Namespace)
+	// Every namespace: -n narrows what is walked, and its nodes' ancestors
+	// elsewhere are still waited on.
+	objs, err := flux.ListKustomizations(ctx, cl.Client, "")
 	if err != nil {
 		return err
 	}
-	sel := tiers.Selection{Only: append(opts.Only.Value(), names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
+	sel := tiers.Selection{Namespace: g.Namespace, Only: append(opts.Only.Value(), names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
 	if err := checkSelection(objs, sel); err != nil {
 		return err
 	}
@@ -85,7 +92,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	}
 	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: g.Output, Quiet: g.Quiet, NoColor: g.NoColor})
 	loop := &wait.Loop{
-		Dynamic: cl.Dynamic, Client: cl.Client, Namespace: g.Namespace, Options: walkOpts,
+		Dynamic: cl.Dynamic, Client: cl.Client, Options: walkOpts,
 		Bundle: bundle, OnEvent: out.Event,
 	}
 	summary, err := loop.Run(ctx)
@@ -102,13 +109,13 @@ func resumeNames(args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
-	switch strings.ToLower(args[0]) {
-	case "ks", "kustomization", "kustomizations":
+	switch kind, _ := flux.ParseKind(args[0]); kind {
+	case flux.KindKustomization:
 		args = args[1:]
 		if len(args) == 0 {
 			return nil, usageErrorf("resume %s: name the Kustomizations to walk (NAME or NAMESPACE/NAME), or give no kind word to walk them all", "ks")
 		}
-	case "hr", "helmrelease", "helmreleases":
+	case flux.KindHelmRelease:
 		return nil, usageErrorf("resume walks Kustomizations only: name the Kustomization that applies the HelmRelease")
 	}
 	for _, a := range args {

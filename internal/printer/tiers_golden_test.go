@@ -15,13 +15,15 @@ func TestPrintTiersGolden(t *testing.T) {
 	fixtures := map[string]func(*testing.T) TiersReport{
 		"offline": offlineReport,
 		"live":    liveReport,
+		// -n team-a on the live cluster: one node, its dependency outside.
+		"live-team-a": func(t *testing.T) TiersReport { return liveReport(t).Narrowed("team-a") },
 	}
 	type run struct {
 		fixture, format string
 		color           bool
 	}
 	var runs []run
-	for _, fixture := range []string{"offline", "live"} {
+	for _, fixture := range []string{"offline", "live", "live-team-a"} {
 		for _, format := range TiersFormats() {
 			runs = append(runs, run{fixture, format, false})
 		}

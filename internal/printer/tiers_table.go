@@ -126,6 +126,9 @@ func dependsOnText(n TierNode, mixed bool) string {
 		if d.Missing {
 			parts[i] += " (missing)"
 		}
+		if d.Outside {
+			parts[i] += " (outside)"
+		}
 	}
 	return strings.Join(parts, ", ")
 }
@@ -146,8 +149,11 @@ func shortRevision(rev string) string {
 }
 
 func writeTableNotes(b *strings.Builder, r TiersReport, st Styles) {
-	if b.Len() > 0 && (len(r.Missing) > 0 || len(r.Warnings) > 0) {
+	if b.Len() > 0 && (len(r.Missing) > 0 || len(r.Warnings) > 0 || len(r.Outside) > 0) {
 		b.WriteString("\n")
+	}
+	if len(r.Outside) > 0 {
+		b.WriteString(outsideNote(r) + "\n")
 	}
 	for _, m := range r.Missing {
 		edge := tiers.MissingDependency{Dependent: m.Dependent.id(), Missing: m.Missing.id()}
@@ -168,7 +174,26 @@ func writeTableNotes(b *strings.Builder, r TiersReport, st Styles) {
 	if r.Source != "" {
 		summary += " from " + oneLine(r.Source)
 	}
+	if r.Namespace != "" {
+		summary += " (namespace " + r.Namespace + ")"
+	}
 	b.WriteString(st.Dim.Render(summary) + "\n")
+}
+
+// outsideNote names, on one line, the dependencies of a narrowed report's
+// nodes in other namespaces, with their tiers (and Ready marks when live).
+func outsideNote(r TiersReport) string {
+	parts := make([]string, len(r.Outside))
+	for i, o := range r.Outside {
+		parts[i] = fmt.Sprintf("%s (tier %d)", label(o.Ref, r.mixedKinds()), o.Tier)
+		if m := stateOf(r, o.TierNode).mark(); m != "" && r.Live {
+			parts[i] = m + " " + parts[i]
+		}
+		if o.Suspended {
+			parts[i] += " " + suspendedMark
+		}
+	}
+	return "outside " + r.Namespace + ", waited on, not walked: " + strings.Join(parts, ", ")
 }
 
 func plural(n int, noun string) string {

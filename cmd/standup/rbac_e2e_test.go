@@ -192,11 +192,22 @@ func rbacCommands(w *testenv.World, all []testenv.KS, bundle, capture string) []
 				assertConverged(t, w, all, events(t, res.Stdout))
 				assertCounted(t, res, true)
 			}},
+		// On the graph the walk above converged: apps's nodes are ready, and
+		// so are their dependencies in infra, which it watches, cluster-wide.
+		{role: "standup-operator", doc: "standup resume -n NAMESPACE", args: []string{"resume", "-n", "apps", "-o", "json"},
+			needs: slices.Clone(watched),
+			ok: func(t *testing.T, res cliResult) {
+				if s := summaryOf(t, events(t, res.Stdout)); s.Total != 4 || s.Ready != 4 {
+					t.Errorf("summary %+v, want apps's 4 nodes ready", s)
+				}
+			}},
 		{role: "standup-operator", doc: "standup resume --dry-run", args: []string{"resume", "--dry-run"},
 			needs: []grant{{"list", ksResource}, {"get", gitResource}, {"get", ociResource}, {"get", bucketResource}},
 			ok:    expectOut("infra/from-oci", "infra/from-bucket")},
 		{role: "standup-viewer", doc: "standup tiers ", args: []string{"tiers"},
 			needs: []grant{{"list", ksResource}}, ok: expectOut(names...)},
+		{role: "standup-viewer", doc: "standup tiers -n NAMESPACE", args: []string{"tiers", "-n", "apps"},
+			needs: []grant{{"list", ksResource}}, ok: expectOut("apps/web", "infra/join (outside)")},
 		{role: "standup-viewer", doc: "standup tiers --kinds Kustomization,HelmRelease", args: []string{"tiers", "--kinds", "Kustomization,HelmRelease"},
 			needs: []grant{{"list", ksResource}, {"list", hrResource}}, ok: expectOut(append(names, "apps/podinfo")...)},
 		{role: "standup-viewer", doc: "standup audit --from-cluster --path DIR", args: []string{"audit", "--from-cluster", "--path", homelabRepo + "/clusters/prod"},

@@ -126,11 +126,13 @@ func anyIn(ids []ID, namespace string) bool {
 
 // UnmatchedError reports selection names that name no node.
 type UnmatchedError struct {
+	// Names are the names given that match no node.
 	Names []string
 	// Namespace is the Selection's Namespace, where bare names were looked for.
 	Namespace string
 }
 
+// Error names the unmatched names, and the namespace they were looked for in.
 func (e *UnmatchedError) Error() string {
 	if e.Namespace != "" {
 		return fmt.Sprintf("no Kustomization named %v in namespace %s", e.Names, e.Namespace)

@@ -192,13 +192,17 @@ func rbacCommands(w *testenv.World, all []testenv.KS, bundle, capture string) []
 				assertConverged(t, w, all, events(t, res.Stdout))
 				assertCounted(t, res, true)
 			}},
-		// On the graph the walk above converged: apps's nodes are ready, and
-		// so are their dependencies in infra, which it watches, cluster-wide.
-		{role: "standup-operator", doc: "standup resume -n NAMESPACE", args: []string{"resume", "-n", "apps", "-o", "json"},
-			needs: slices.Clone(watched),
+		// -n narrows the walk, not what it reads: the stuck namespace's one
+		// node builds from a GitRepository of its own, and the walk still
+		// watches every namespace's Kustomizations and sources (the
+		// OCIRepository and Bucket of infra). Its deadlock keeps the walk
+		// going until a refusal stops it; on the graph the walk above
+		// converged, the node is ready and nothing is written.
+		{role: "standup-operator", doc: "standup resume -n NAMESPACE", args: []string{"resume", "-n", stuckNS, "--crds", bundle, "-o", "json"},
+			needs: append(slices.Clone(watched), grant{"patch", ksResource}, grant{"list", crdResource}, grant{"create", crdResource}),
 			ok: func(t *testing.T, res cliResult) {
-				if s := summaryOf(t, events(t, res.Stdout)); s.Total != 4 || s.Ready != 4 {
-					t.Errorf("summary %+v, want apps's 4 nodes ready", s)
+				if s := summaryOf(t, events(t, res.Stdout)); s.Total != 1 || s.Ready != 1 {
+					t.Errorf("summary %+v, want %s/%s ready, alone", s, stuckNS, stuckName)
 				}
 			}},
 		{role: "standup-operator", doc: "standup resume --dry-run", args: []string{"resume", "--dry-run"},
@@ -317,6 +321,10 @@ func TestRBACLeastPrivilegeRoles(t *testing.T) {
 				t.Run("refused/"+c.role+"/"+strings.Join(c.args[:min(2, len(c.args))], " ")+"/"+g.String(), func(t *testing.T) {
 					if c.role == "standup-operator" {
 						suspendGraph(t, w) // a walk starts on the suspended graph
+						// and on the deadlock at rest: the reconcile the run
+						// before asked for may still be running, and crds
+						// would then find nothing stuck and exit 0.
+						waitStuck(t, w)
 					}
 					assertRefused(t, userBoundTo(t, w, role), c, g)
 				})

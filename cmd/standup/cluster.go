@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"time"
 
+	"github.com/urfave/cli/v2"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/pkg/flux"
@@ -29,7 +32,7 @@ func connect(ctx context.Context, g globalOptions) (*cluster, error) {
 		requestTimeout = -1 // --request-timeout 0: none, as kubectl means it
 	}
 	cfg, err := kube.RESTConfig(kube.Options{
-		Kubeconfig: g.Kubeconfig, Context: g.Context, Counter: counter, Warnings: g.Verbose,
+		Flags: g.Cluster, Counter: counter, Warnings: g.Verbose,
 		Lifetime: ctx, RequestTimeout: requestTimeout,
 	})
 	if err != nil {
@@ -44,4 +47,55 @@ func connect(ctx context.Context, g globalOptions) (*cluster, error) {
 		return nil, err
 	}
 	return &cluster{Client: c, Dynamic: dyn, Counter: counter, Host: cfg.Host}, nil
+}
+
+// clusterFlagDefs are kubectl's global flags that select the cluster and
+// log in to it, as kubectl names them.
+func clusterFlagDefs() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "kubeconfig", Usage: "path to the kubeconfig file (default: the files KUBECONFIG lists, merged, else ~/.kube/config)"},
+		&cli.StringFlag{Name: "context", Usage: "kubeconfig context to use"},
+		&cli.StringFlag{Name: "cluster", Usage: "kubeconfig cluster to use"},
+		&cli.StringFlag{Name: "user", Usage: "kubeconfig user to use"},
+		&cli.StringFlag{Name: "as", Usage: "username to impersonate"},
+		&cli.StringSliceFlag{Name: "as-group", Usage: "group to impersonate (repeat for several)"},
+		&cli.StringFlag{Name: "server", Aliases: []string{"s"}, Usage: "address and port of the Kubernetes API server"},
+		&cli.StringFlag{Name: "token", Usage: "bearer token to authenticate with"},
+		&cli.StringFlag{Name: "certificate-authority", Usage: "path to a CA file to verify the API server with"},
+		&cli.BoolFlag{Name: "insecure-skip-tls-verify", Usage: "do not verify the API server's certificate (insecure)"},
+	}
+}
+
+// clusterFlags reads kubectl's cluster flags. KUBECONFIG is client-go's to
+// read: it is a list of files, merged.
+func clusterFlags(c *cli.Context) kube.ClusterFlags {
+	return kube.ClusterFlags{
+		Kubeconfig:            setAt(c, "kubeconfig").String("kubeconfig"),
+		Context:               setAt(c, "context").String("context"),
+		Cluster:               setAt(c, "cluster").String("cluster"),
+		User:                  setAt(c, "user").String("user"),
+		As:                    setAt(c, "as").String("as"),
+		AsGroups:              setAt(c, "as-group").StringSlice("as-group"),
+		Server:                setAt(c, "server").String("server"),
+		Token:                 setAt(c, "token").String("token"),
+		CertificateAuthority:  setAt(c, "certificate-authority").String("certificate-authority"),
+		InsecureSkipTLSVerify: setAt(c, "insecure-skip-tls-verify").Bool("insecure-skip-tls-verify"),
+	}
+}
+
+// requestTimeout reads --request-timeout as kubectl does (clientcmd's
+// parser: "30s", "2m", or a bare number of seconds; 0 for none). Not given,
+// it is kube.DefaultRequestTimeout: unlike kubectl's, a walk must not hang
+// on a wedged API server.
+func requestTimeout(c *cli.Context) (time.Duration, error) {
+	at := setAt(c, "request-timeout")
+	if !at.IsSet("request-timeout") {
+		return kube.DefaultRequestTimeout, nil
+	}
+	given := at.String("request-timeout")
+	d, err := clientcmd.ParseTimeout(given)
+	if err != nil || d < 0 {
+		return 0, usageErrorf("--request-timeout %s: want a duration such as 30s or 2m, a number of seconds, or 0 for none", given)
+	}
+	return d, nil
 }

@@ -108,8 +108,8 @@ func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []cr
 	}
 	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: printer.FormatText, Quiet: g.Quiet, NoColor: g.NoColor})
 	loop := &wait.Loop{
-		Dynamic: cl.Dynamic, Client: cl.Client, Namespace: g.Namespace, Bundle: bundle,
-		Options: wait.Options{NoUnsuspend: true, Timeout: nodeTimeout, Selection: tiers.Selection{Only: names}},
+		Dynamic: cl.Dynamic, Client: cl.Client, Bundle: bundle,
+		Options: wait.Options{NoUnsuspend: true, Timeout: nodeTimeout, Selection: tiers.Selection{Namespace: g.Namespace, Only: names}},
 		OnEvent: out.Event,
 	}
 	summary, err := loop.Run(ctx)

@@ -16,10 +16,12 @@ import (
 type globalOptions struct {
 	// Prog is the command line's program as the user typed it: "standup",
 	// "kubectl standup" or "flux standup", for the hints in messages.
-	Prog       string
-	Kubeconfig string
-	Context    string
-	Namespace  string
+	Prog string
+	// Cluster are kubectl's flags that select the cluster and log in.
+	Cluster kube.ClusterFlags
+	// Namespace narrows what is shown and walked; "" is every namespace
+	// (the default, and -A).
+	Namespace string
 	// Output is the -o format, already checked: the command's default when
 	// -o is not given.
 	Output string
@@ -37,16 +39,20 @@ func globals(c *cli.Context) globalOptions {
 	if format, err := printer.ValidateFormat(commandPath(c), output); err == nil {
 		output = format // guard refused any other
 	}
+	requestTimeout, _ := requestTimeout(c) // guard refused a bad one
+	namespace := setAt(c, "namespace").String("namespace")
+	if setAt(c, "all-namespaces").Bool("all-namespaces") {
+		namespace = "" // -A wins over -n, as in kubectl
+	}
 	return globalOptions{
 		Prog:           c.App.HelpName,
-		Kubeconfig:     setAt(c, "kubeconfig").String("kubeconfig"),
-		Context:        setAt(c, "context").String("context"),
-		Namespace:      setAt(c, "namespace").String("namespace"),
+		Cluster:        clusterFlags(c),
+		Namespace:      namespace,
 		Output:         output,
 		Quiet:          setAt(c, "quiet").Bool("quiet"),
 		NoColor:        setAt(c, "no-color").Bool("no-color"),
 		Timeout:        setAt(c, "timeout").Duration("timeout"),
-		RequestTimeout: setAt(c, "request-timeout").Duration("request-timeout"),
+		RequestTimeout: requestTimeout,
 		Verbose:        setAt(c, "verbose").Bool("verbose"),
 	}
 }
@@ -91,17 +97,16 @@ func commandPath(c *cli.Context) string {
 }
 
 func globalFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "kubeconfig", EnvVars: []string{"KUBECONFIG"}, Usage: "path to the kubeconfig file"},
-		&cli.StringFlag{Name: "context", Usage: "kubeconfig context to use"},
-		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "only this namespace (default: all namespaces)"},
+	return append(clusterFlagDefs(), []cli.Flag{
+		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "show and walk only this namespace; its dependencies elsewhere are still waited on (default: all namespaces)"},
+		&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "all namespaces (the default: a cold start is the whole graph)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format: text (the default; table is its other name), json, and more per command (see its help)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		&cli.BoolFlag{Name: "no-color", Usage: "no colour (also NO_COLOR)"},
 		&cli.DurationFlag{Name: "timeout", Usage: "give up on the whole command after this long; exit 124 (0: no limit)"},
-		&cli.DurationFlag{Name: "request-timeout", Usage: "give up on one API request (not a watch) after this long", Value: kube.DefaultRequestTimeout},
+		&cli.StringFlag{Name: "request-timeout", Usage: "give up on one API request (not a watch) after this long: 30s, 2m, seconds, or 0 for none", Value: kube.DefaultRequestTimeout.String()},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log client and controller-runtime details, count API requests"},
-	}
+	}...)
 }
 
 // shareGlobalFlags lets global flags follow the command too (`standup tiers

@@ -37,6 +37,9 @@ func guard(cmd *cli.Command) {
 		if g.Timeout < 0 {
 			return usageErrorf("--timeout %s: want a positive duration, or 0 for none", g.Timeout)
 		}
+		if _, err := requestTimeout(c); err != nil {
+			return err
+		}
 		parent := c.Context
 		if g.Timeout > 0 {
 			var cancel context.CancelFunc

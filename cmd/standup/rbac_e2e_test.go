@@ -193,11 +193,26 @@ func rbacCommands(w *testenv.World, sc rbacScene, bundle, capture string) []rbac
 				assertConverged(t, w, sc.all, events(t, res.Stdout))
 				assertCounted(t, res, true)
 			}},
+		// -n narrows the walk, not what it reads: the stuck namespace's one
+		// node builds from a GitRepository of its own, and the walk still
+		// watches every namespace's Kustomizations and sources (the
+		// OCIRepository and Bucket of infra). Its deadlock keeps the walk
+		// going until a refusal stops it; on the graph the walk above
+		// converged, the node is ready and nothing is written.
+		{role: "standup-operator", doc: "standup resume -n NAMESPACE", args: []string{"resume", "-n", sc.stuck, "--crds", bundle, "-o", "json"},
+			needs: append(slices.Clone(watched), grant{"patch", ksResource}, grant{"list", crdResource}, grant{"create", crdResource}),
+			ok: func(t *testing.T, res cliResult) {
+				if s := summaryOf(t, events(t, res.Stdout)); s.Total != 1 || s.Ready != 1 {
+					t.Errorf("summary %+v, want %s/%s ready, alone", s, sc.stuck, stuckName)
+				}
+			}},
 		{role: "standup-operator", doc: "standup resume --dry-run", args: []string{"resume", "--dry-run"},
 			needs: []grant{{"list", ksResource}, {"get", gitResource}, {"get", ociResource}, {"get", bucketResource}},
 			ok:    expectOut(infra+"/from-oci", infra+"/from-bucket")},
 		{role: "standup-viewer", doc: "standup tiers ", args: []string{"tiers"},
 			needs: []grant{{"list", ksResource}}, ok: expectOut(names...)},
+		{role: "standup-viewer", doc: "standup tiers -n NAMESPACE", args: []string{"tiers", "-n", sc.g.apps},
+			needs: []grant{{"list", ksResource}}, ok: expectOut(sc.g.apps+"/web", infra+"/join(outside)")},
 		{role: "standup-viewer", doc: "standup tiers --kinds Kustomization,HelmRelease", args: []string{"tiers", "--kinds", "Kustomization,HelmRelease"},
 			needs: []grant{{"list", ksResource}, {"list", hrResource}}, ok: expectOut(append(names, sc.g.apps+"/podinfo")...)},
 		{role: "standup-viewer", doc: "standup audit --from-cluster --path DIR", args: []string{"audit", "--from-cluster", "--path", homelabRepo + "/clusters/prod"},
@@ -307,6 +322,10 @@ func TestRBACLeastPrivilegeRoles(t *testing.T) {
 				t.Run("refused/"+c.role+"/"+strings.Join(c.args[:min(2, len(c.args))], " ")+"/"+g.String(), func(t *testing.T) {
 					if c.role == "standup-operator" {
 						suspendGraph(t, w, sc.stuck) // a walk starts on the suspended graph
+						// and on the deadlock at rest: the reconcile the run
+						// before asked for may still be running, and crds
+						// would then find nothing stuck and exit 0.
+						waitStuck(t, w, sc.stuck)
 					}
 					assertRefused(t, userBoundTo(t, w, role), c, g)
 				})

@@ -31,7 +31,8 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 		Usage:     "walk the live Flux graph: resume and reconcile each Kustomization the moment its dependencies are ready",
 		ArgsUsage: "[ks] [NAME|NAMESPACE/NAME]...",
 		Description: "With names, walks only those Kustomizations and what they depend on (as --only): a node cannot\n" +
-			"become Ready while an ancestor is suspended. A flux-style kind word may come first: resume ks apps.",
+			"become Ready while an ancestor is suspended. A flux-style kind word may come first: resume ks apps.\n" +
+			"With -n NS, walks NS's Kustomizations; their dependencies in other namespaces are waited on, never touched.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the plan; change nothing"},
 			&cli.BoolFlag{Name: "no-unsuspend", Destination: &o.NoUnsuspend, Usage: "leave suspended Kustomizations suspended"},
@@ -59,9 +60,9 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 }
 
 func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []string, streams Streams) error {
-	kinds, err := parseKinds(opts.Kinds.Value())
+	kinds, err := flux.ParseKinds(opts.Kinds.Value())
 	if err != nil {
-		return err
+		return usageErrorf("--kinds: %v", err)
 	}
 	for _, k := range kinds {
 		if k != flux.KindKustomization {
@@ -80,11 +81,13 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if err != nil {
 		return err
 	}
-	objs, err := flux.ListKustomizations(ctx, cl.Client, g.Namespace)
+	// Every namespace: -n narrows what is walked, and its nodes' ancestors
+	// elsewhere are still waited on.
+	objs, err := flux.ListKustomizations(ctx, cl.Client, "")
 	if err != nil {
 		return err
 	}
-	sel := tiers.Selection{Only: append(opts.Only.Value(), names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
+	sel := tiers.Selection{Namespace: g.Namespace, Only: append(opts.Only.Value(), names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
 	if err := checkSelection(objs, sel, g.Prog); err != nil {
 		return err
 	}
@@ -98,7 +101,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	}
 	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: g.Output, Quiet: g.Quiet, NoColor: g.NoColor})
 	loop := &wait.Loop{
-		Dynamic: cl.Dynamic, Client: cl.Client, Namespace: g.Namespace, Options: walkOpts,
+		Dynamic: cl.Dynamic, Client: cl.Client, Options: walkOpts,
 		Bundle: bundle, OnEvent: out.Event,
 	}
 	summary, err := loop.Run(ctx)
@@ -115,13 +118,13 @@ func resumeNames(args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
-	switch strings.ToLower(args[0]) {
-	case "ks", "kustomization", "kustomizations":
+	switch kind, _ := flux.ParseKind(args[0]); kind {
+	case flux.KindKustomization:
 		args = args[1:]
 		if len(args) == 0 {
 			return nil, usageErrorf("resume %s: name the Kustomizations to walk (NAME or NAMESPACE/NAME), or give no kind word to walk them all", "ks")
 		}
-	case "hr", "helmrelease", "helmreleases":
+	case flux.KindHelmRelease:
 		return nil, usageErrorf("resume walks Kustomizations only: name the Kustomization that applies the HelmRelease")
 	}
 	for _, a := range args {

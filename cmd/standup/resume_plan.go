@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/flux"
@@ -13,33 +14,20 @@ import (
 // positional names) that match no Kustomization, before anything is done;
 // the refusal points at prog's tiers command.
 func checkSelection(objs []flux.Object, sel tiers.Selection, prog string) error {
-	nodes := make([]tiers.Node, len(objs))
-	for i, o := range objs {
-		nodes[i] = o.Node
+	err := sel.Check(flux.Nodes(objs))
+	var unmatched *tiers.UnmatchedError
+	if errors.As(err, &unmatched) {
+		return usageErrorf("%v (see %s tiers)", err, prog)
 	}
-	g, err := tiers.Build(nodes, tiers.Options{AllowMissing: true})
-	if err != nil {
-		return err
-	}
-	if bad := sel.Unmatched(g); len(bad) > 0 {
-		return usageErrorf("no Kustomization named %v (see %s tiers)", bad, prog)
-	}
-	return nil
+	return err
 }
 
 // printPlan is `resume --dry-run`: what the walk would do now, given each
 // source's current revision. It reads only.
 func printPlan(ctx context.Context, cl *cluster, objs []flux.Object, opts wait.Options, format string, streams Streams) error {
-	sources := map[tiers.ID]string{}
-	for _, o := range objs {
-		if _, ok := sources[o.SourceRef]; ok || o.SourceRef.Name == "" {
-			continue
-		}
-		rev, err := flux.SourceRevision(ctx, cl.Client, o.SourceRef)
-		if err != nil {
-			return err
-		}
-		sources[o.SourceRef] = rev
+	sources, err := flux.SourceRevisions(ctx, cl.Client, objs)
+	if err != nil {
+		return err
 	}
 	steps, err := wait.Plan(objs, sources, opts)
 	if err != nil {

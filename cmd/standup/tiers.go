@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -29,7 +28,8 @@ func tiersCommand(streams Streams, prog string) *cli.Command {
 		Name:  "tiers",
 		Usage: "print the tier order of the Flux graph, live or from a git checkout (--path)",
 		Description: "Derives tiers from spec.dependsOn: tier 0 has no dependencies, every other node's tier is one more\n" +
-			"than the highest tier among its dependencies. Output formats: " + strings.Join(printer.TiersFormats(), ", ") + ".",
+			"than the highest tier among its dependencies. With -n NS, shows NS's nodes at their tiers in the whole\n" +
+			"graph, their dependencies in other namespaces marked (outside). Output formats: " + strings.Join(printer.TiersFormats(), ", ") + ".",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &opts.Path, Usage: "read the graph offline from this directory of a git checkout (e.g. clusters/prod)"},
 			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &opts.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
@@ -51,29 +51,18 @@ func tiersCommand(streams Streams, prog string) *cli.Command {
 }
 
 func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams Streams) error {
-	kinds, err := parseKinds(opts.Kinds.Value())
+	kinds, err := flux.ParseKinds(opts.Kinds.Value())
 	if err != nil {
-		return err
+		return usageErrorf("--kinds: %v", err)
 	}
 	loaded, err := loadObjects(ctx, g, opts.Path, opts.RepoRoot, kinds)
 	if err != nil {
 		return err
 	}
-	nodes := make([]tiers.Node, len(loaded.objs))
-	for i, o := range loaded.objs {
-		nodes[i] = o.Node
-	}
-	graph, err := tiers.Build(nodes, tiers.Options{AllowMissing: opts.AllowMissing})
-	var missing *tiers.MissingError
-	switch {
-	case errors.As(err, &missing) && opts.Path == "":
-		return fmt.Errorf("%w; on a cold cluster the root Kustomization may not have created them yet: pass --allow-missing to print the tiers anyway", err)
-	case errors.As(err, &missing) && loaded.failed != nil:
-		// What the unrendered Kustomizations apply is missing too.
-		return fmt.Errorf("%w (dependsOn in %s); it may be among what these apply:\n%w", err, strings.Join(dependentFiles(loaded.objs, missing), ", "), loaded.failed)
-	case errors.As(err, &missing):
-		return fmt.Errorf("%w (dependsOn in %s): fix the name, or pass --allow-missing to treat it as external", err, strings.Join(dependentFiles(loaded.objs, missing), ", "))
-	case err != nil:
+	// -n narrows the view, not the graph: NS's nodes keep their ancestors
+	// elsewhere, so their tiers are those of a cold start.
+	graph, err := tiers.Build(tiers.Scope(flux.Nodes(loaded.objs), g.Namespace), tiers.Options{AllowMissing: opts.AllowMissing})
+	if err := explainMissing(err, opts.Path, loaded); err != nil {
 		return err
 	}
 	if !g.Quiet {
@@ -84,7 +73,7 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 			fmt.Fprintf(streams.Err, "warning: %s (treated as external)\n", m)
 		}
 	}
-	report := printer.NewTiersReport(loaded.source, graph, loaded.objs, loaded.warnings)
+	report := printer.NewTiersReport(loaded.source, graph, loaded.objs, loaded.warnings).Narrowed(g.Namespace)
 	if err := printer.PrintTiers(streams.Out, g.Output, report, printer.Options{Color: useColor(g, streams.Out), NoHeaders: opts.NoHeaders}); err != nil {
 		return err
 	}
@@ -100,20 +89,24 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 	return loaded.failed
 }
 
-// dependentFiles names the files that declare the dangling dependencies.
-func dependentFiles(objs []flux.Object, missing *tiers.MissingError) []string {
-	file := map[tiers.ID]string{}
-	for _, o := range objs {
-		file[o.ID] = o.File
+// explainMissing says where a dangling dependsOn is declared and what to
+// do about it; other errors are returned as they are.
+func explainMissing(err error, path string, loaded tiersInput) error {
+	var missing *tiers.MissingError
+	if !errors.As(err, &missing) {
+		return err
 	}
-	var files []string
-	for _, m := range missing.Missing {
-		if f := file[m.Dependent]; f != "" && !slices.Contains(files, f) {
-			files = append(files, f)
-		}
+	files := strings.Join(flux.DeclaringFiles(loaded.objs, missing.Missing), ", ")
+	if files == "" {
+		files = "the checkout"
 	}
-	if len(files) == 0 {
-		return []string{"the checkout"}
+	switch {
+	case path == "":
+		return fmt.Errorf("%w; on a cold cluster the root Kustomization may not have created them yet: pass --allow-missing to print the tiers anyway", err)
+	case loaded.failed != nil:
+		// What the unrendered Kustomizations apply is missing too.
+		return fmt.Errorf("%w (dependsOn in %s); it may be among what these apply:\n%w", err, files, loaded.failed)
+	default:
+		return fmt.Errorf("%w (dependsOn in %s): fix the name, or pass --allow-missing to treat it as external", err, files)
 	}
-	return files
 }

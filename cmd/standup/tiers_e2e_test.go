@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,11 @@ type tiersJSON struct {
 		} `json:"nodes"`
 	} `json:"tiers"`
 	Missing []json.RawMessage `json:"missing"`
+	Outside []struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+		Tier      int    `json:"tier"`
+	} `json:"outside"`
 }
 
 func tierNames(t *testing.T, stdout string) []string {
@@ -60,6 +66,26 @@ func TestTiersLive(t *testing.T) {
 	}
 	if got := tierNames(t, res.Stdout); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("tiers\n got %q\nwant %q", got, want)
+	}
+	// -n apps: apps's nodes at their tiers in the whole graph, and what
+	// they need in infra listed outside, not cut.
+	res = runCLI(t, w, "tiers", "-n", a, "-o", "json")
+	if res.Code != ExitOK {
+		t.Fatalf("-n apps: exit %d: %v", res.Code, res.Err)
+	}
+	if got := tierNames(t, res.Stdout); strings.Join(got, "|") != strings.Join(want[3:], "|") {
+		t.Errorf("-n apps: tiers\n got %q\nwant %q", got, want[3:])
+	}
+	var doc tiersJSON
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var outside []string
+	for _, o := range doc.Outside {
+		outside = append(outside, fmt.Sprintf("%s/%s@%d", o.Namespace, o.Name, o.Tier))
+	}
+	if got, want := strings.Join(outside, " "), i+"/side@0 "+i+"/join@2"; got != want || doc.Tiers[0].Tier != 3 {
+		t.Errorf("-n apps: outside %q, first tier %d; want %q and 3", got, doc.Tiers[0].Tier, want)
 	}
 }
 

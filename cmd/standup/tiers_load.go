@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"slices"
 
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/render"
@@ -20,49 +18,24 @@ type tiersInput struct {
 	failed error
 }
 
-// loadObjects reads the Flux objects of the given kinds from the cluster
-// or, with a path, from files.
+// loadObjects reads the Flux objects of the given kinds, in every
+// namespace, from the cluster or, with a path, from files: -n narrows the
+// view afterwards, and keeps what its nodes depend on elsewhere.
 func loadObjects(ctx context.Context, g globalOptions, path, repoRoot string, kinds []string) (tiersInput, error) {
 	if path != "" {
 		res, err := render.Load(ctx, render.Options{Path: path, RepoRoot: repoRoot, Kinds: kinds})
 		if err != nil {
 			return tiersInput{}, err
 		}
-		objs := res.Objects
-		if g.Namespace != "" {
-			objs = inNamespace(objs, g.Namespace)
-		}
-		return tiersInput{source: path, objs: objs, warnings: res.Warnings, failed: unrendered(res.Failed)}, nil
+		return tiersInput{source: path, objs: res.Objects, warnings: res.Warnings, failed: unrendered(res.Failed)}, nil
 	}
 	cl, err := connect(ctx, g)
 	if err != nil {
 		return tiersInput{}, err
 	}
-	in := tiersInput{source: "cluster " + cl.Host}
-	if slices.Contains(kinds, flux.KindKustomization) {
-		if in.objs, err = flux.ListKustomizations(ctx, cl.Client, g.Namespace); err != nil {
-			return tiersInput{}, err
-		}
+	objs, warnings, err := flux.List(ctx, cl.Client, "", kinds)
+	if err != nil {
+		return tiersInput{}, err
 	}
-	if slices.Contains(kinds, flux.KindHelmRelease) {
-		releases, err := flux.ListHelmReleases(ctx, cl.Client, g.Namespace)
-		switch {
-		case errors.Is(err, flux.ErrHelmNotInstalled):
-			in.warnings = append(in.warnings, err.Error()+": no HelmReleases listed")
-		case err != nil:
-			return tiersInput{}, err
-		}
-		in.objs = append(in.objs, releases...)
-	}
-	return in, nil
-}
-
-func inNamespace(objs []flux.Object, ns string) []flux.Object {
-	var out []flux.Object
-	for _, o := range objs {
-		if o.ID.Namespace == ns {
-			out = append(out, o)
-		}
-	}
-	return out
+	return tiersInput{source: "cluster " + cl.Host, objs: objs, warnings: warnings}, nil
 }

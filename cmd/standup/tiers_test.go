@@ -52,6 +52,44 @@ func TestTiersOfflineGolden(t *testing.T) {
 	}
 }
 
+// TestTiersNamespaceGolden: -n narrows the view, never the graph. Before,
+// tiers -n monitoring cut monitoring/monitoring's dependency on
+// flux-system/platform and exited 4 ("which does not exist"); it shows the
+// node at its tier in the whole graph, its dependency marked outside.
+func TestTiersNamespaceGolden(t *testing.T) {
+	for _, format := range []string{"text", "json", "yaml", "dot", "mermaid", "shell"} {
+		t.Run(format, func(t *testing.T) {
+			out, errOut, code := runOffline(t, "tiers", "-n", "monitoring", "--path", "../../examples/homelab/clusters/prod", "-o", format, "--no-color")
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !strings.Contains(out, "platform") || strings.Contains(out, "platform-config") {
+				t.Errorf("%s output does not show flux-system/platform alone as outside:\n%s", format, out)
+			}
+			golden(t, "homelab-prod-monitoring."+format, out)
+		})
+	}
+}
+
+// TestTiersKindsAnyCase: --kinds takes the flux CLI's short names and the
+// kinds' plurals, in any case.
+func TestTiersKindsAnyCase(t *testing.T) {
+	want, _, code := runOffline(t, "tiers", "--path", "../../examples/helm/clusters/prod", "--kinds", "Kustomization,HelmRelease", "--no-color")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, kinds := range []string{"ks,hr", "KS,HR", "kustomizations,helmreleases", "HelmRelease,ks"} {
+		out, errOut, code := runOffline(t, "tiers", "--path", "../../examples/helm/clusters/prod", "--kinds", kinds, "--no-color")
+		if code != ExitOK || out != want {
+			t.Errorf("--kinds %s: exit %d, stderr %q, output differs from --kinds Kustomization,HelmRelease:\n%s", kinds, code, errOut, out)
+		}
+	}
+	_, errOut, code := runOffline(t, "tiers", "--path", "../../examples/helm/clusters/prod", "--kinds", "ks,gitrepository")
+	if code != ExitUsage || !strings.Contains(errOut, `unknown kind "gitrepository"`) {
+		t.Errorf("--kinds ks,gitrepository: exit %d, stderr %q; want a usage error naming it", code, errOut)
+	}
+}
+
 func TestTiersOfflineHelmReleasesGolden(t *testing.T) {
 	for _, format := range []string{"text", "json", "yaml", "dot", "mermaid", "shell"} {
 		t.Run(format, func(t *testing.T) {

@@ -15,13 +15,15 @@ func TestPrintTiersGolden(t *testing.T) {
 	fixtures := map[string]func(*testing.T) TiersReport{
 		"offline": offlineReport,
 		"live":    liveReport,
+		// -n team-a on the live cluster: one node, its dependency outside.
+		"live-team-a": func(t *testing.T) TiersReport { return liveReport(t).Narrowed("team-a") },
 	}
 	type run struct {
 		fixture, format string
 		color           bool
 	}
 	var runs []run
-	for _, fixture := range []string{"offline", "live"} {
+	for _, fixture := range []string{"offline", "live", "live-team-a"} {
 		for _, format := range TiersFormats() {
 			runs = append(runs, run{fixture, format, false})
 		}
@@ -43,7 +45,7 @@ func TestPrintTiersGolden(t *testing.T) {
 			compareGolden(t, filepath.Join("testdata", name+".golden"), out.Bytes())
 		})
 	}
-	for _, fixture := range []string{"offline", "live"} {
+	for _, fixture := range []string{"offline", "live", "live-team-a"} {
 		t.Run("tiers_"+fixture+".footer", func(t *testing.T) {
 			var out bytes.Buffer
 			if err := PrintTiersFooter(&out, fixtures[fixture](t), Options{}); err != nil {

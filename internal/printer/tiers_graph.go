@@ -34,6 +34,12 @@ func graphLabel(r TiersReport, n TierNode, mixed bool) string {
 	return l
 }
 
+// outsideLabel is an outside dependency's label: its name and marks, and
+// where it lies.
+func outsideLabel(r TiersReport, o OutsideNode, mixed bool) string {
+	return graphLabel(r, o.TierNode, mixed) + fmt.Sprintf(" (outside %s, tier %d)", r.Namespace, o.Tier)
+}
+
 // missingNodes returns the distinct missing objects, in report order.
 func missingNodes(r TiersReport, mixed bool) []graphNode {
 	seen := map[Ref]bool{}
@@ -69,6 +75,13 @@ func writeTiersDot(b *strings.Builder, r TiersReport) {
 		for _, m := range missing {
 			fmt.Fprintf(b, "  %s [label=%s, style=\"rounded,dashed\", color=\"#9e9e9e\", fontcolor=\"#616161\"];\n",
 				dotQuote(m.ref.id().String()), dotQuote(m.label))
+		}
+	}
+	if len(r.Outside) > 0 {
+		b.WriteString("\n")
+		for _, o := range r.Outside {
+			fmt.Fprintf(b, "  %s [label=%s, style=\"rounded,dotted\", color=\"#616161\"];\n",
+				dotQuote(o.id().String()), dotQuote(outsideLabel(r, o, mixed)))
 		}
 	}
 	edges := false

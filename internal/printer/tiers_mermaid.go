@@ -14,6 +14,7 @@ var mermaidClasses = []struct{ name, def string }{
 	{"suspended", "stroke-dasharray:6 3"},
 	{"external", "stroke:#9e9e9e,stroke-dasharray:2 2"},
 	{"missing", "fill:#fafafa,stroke:#9e9e9e,stroke-dasharray:4 4,color:#616161"},
+	{"outside", "fill:#f5f5f5,stroke:#616161,stroke-dasharray:1 3"},
 }
 
 func writeTiersMermaid(b *strings.Builder, r TiersReport) {
@@ -40,6 +41,10 @@ func writeTiersMermaid(b *strings.Builder, r TiersReport) {
 	for _, m := range missingNodes(r, mixed) {
 		fmt.Fprintf(b, "  %s[\"%s\"]\n", ids[m.ref], mermaidText(m.label))
 		classes["missing"] = append(classes["missing"], ids[m.ref])
+	}
+	for _, o := range r.Outside {
+		fmt.Fprintf(b, "  %s[\"%s\"]\n", ids[o.Ref], mermaidText(outsideLabel(r, o, mixed)))
+		classes["outside"] = append(classes["outside"], ids[o.Ref])
 	}
 	for _, tier := range r.Tiers {
 		for _, n := range tier.Nodes {

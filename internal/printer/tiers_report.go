@@ -27,6 +27,12 @@ type TiersReport struct {
 	Missing []MissingDependency `json:"missing" yaml:"missing"`
 	// Warnings holds notes from reading the nodes, such as skipped documents.
 	Warnings []string `json:"warnings" yaml:"warnings"`
+	// Namespace is set when the report shows one namespace's nodes (-n).
+	Namespace string `json:"namespace,omitempty" yaml:"namespace,omitempty"`
+	// Outside lists, under a Namespace, the dependencies of its nodes in
+	// other namespaces: not shown as nodes, waited on by a walk of the
+	// namespace and never touched by it.
+	Outside []OutsideNode `json:"outside,omitempty" yaml:"outside,omitempty"`
 }
 
 // Tier is one tier of the report.
@@ -51,6 +57,9 @@ type DependencyRef struct {
 	ReadyExpr string `json:"readyExpr,omitempty" yaml:"readyExpr,omitempty"`
 	// Missing is true when the dependency does not exist and was treated as external.
 	Missing bool `json:"missing,omitempty" yaml:"missing,omitempty"`
+	// Outside is true when the dependency lies outside the report's
+	// Namespace (it is then listed in the report's Outside).
+	Outside bool `json:"outside,omitempty" yaml:"outside,omitempty"`
 }
 
 // ReadyStatus is a node's Ready condition.

@@ -21,6 +21,12 @@ func writeTiersShell(b *strings.Builder, r TiersReport) {
 	for _, w := range r.Warnings {
 		fmt.Fprintf(b, "# warning: %s\n", oneLine(w))
 	}
+	if r.Namespace != "" {
+		fmt.Fprintf(b, "# Namespace %s only.\n", r.Namespace)
+	}
+	for _, o := range r.Outside {
+		fmt.Fprintf(b, "# outside %s, must be ready first: %s (tier %d)\n", r.Namespace, o.id(), o.Tier)
+	}
 	b.WriteString("TIER_ORDER=(\n")
 	for _, tier := range r.Tiers {
 		fmt.Fprintf(b, "  # tier %d\n", tier.Tier)

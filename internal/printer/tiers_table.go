@@ -133,6 +133,9 @@ func dependsOnText(n TierNode, mixed bool) string {
 		if d.Missing {
 			parts[i] += "(missing)"
 		}
+		if d.Outside {
+			parts[i] += "(outside)"
+		}
 	}
 	return strings.Join(parts, ",")
 }
@@ -153,8 +156,12 @@ func shortRevision(rev string) string {
 }
 
 // writeTiersFooter writes what follows the table for people: the legend of
-// the marks (live) and a summary line.
+// the marks (live), what a narrowed view waits on outside its namespace,
+// and a summary line.
 func writeTiersFooter(b *strings.Builder, r TiersReport, st Styles) {
+	if len(r.Outside) > 0 {
+		b.WriteString(outsideNote(r) + "\n")
+	}
 	if r.Live && r.nodeCount() > 0 {
 		legend := fmt.Sprintf("%s ready  %s not ready  %s pending  %s suspended  %s external",
 			stateReady.mark(), stateFailed.mark(), statePending.mark(), suspendedMark, stateExternal.mark())
@@ -164,7 +171,26 @@ func writeTiersFooter(b *strings.Builder, r TiersReport, st Styles) {
 	if r.Source != "" {
 		summary += " from " + oneLine(r.Source)
 	}
+	if r.Namespace != "" {
+		summary += " (namespace " + r.Namespace + ")"
+	}
 	b.WriteString(st.Dim.Render(summary) + "\n")
+}
+
+// outsideNote names, on one line, the dependencies of a narrowed report's
+// nodes in other namespaces, with their tiers (and Ready marks when live).
+func outsideNote(r TiersReport) string {
+	parts := make([]string, len(r.Outside))
+	for i, o := range r.Outside {
+		parts[i] = fmt.Sprintf("%s (tier %d)", label(o.Ref, r.mixedKinds()), o.Tier)
+		if m := stateOf(r, o.TierNode).mark(); m != "" && r.Live {
+			parts[i] = m + " " + parts[i]
+		}
+		if o.Suspended {
+			parts[i] += " " + suspendedMark
+		}
+	}
+	return "outside " + r.Namespace + ", waited on, not walked: " + strings.Join(parts, ", ")
 }
 
 func plural(n int, noun string) string {

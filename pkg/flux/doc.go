@@ -9,10 +9,11 @@
 // Flux.
 //
 // Object is one Flux object as standup reasons about it, whether read live
-// (FromKustomization, ListKustomizations, ListHelmReleases) or rendered from
-// a checkout. inventory.go parses status.inventory ids as
+// (FromKustomization, ListKustomizations, ListHelmReleases, List for
+// several kinds) or rendered from a checkout. kinds.go reads kinds as users
+// type them (ks, hr, plurals, any case). inventory.go parses status.inventory ids as
 // kustomize-controller writes them, and names the CRDs and the child
 // Kustomizations an inventory holds. SourceRevision reads a source's current
-// artifact revision, and RequestReconcile asks for a reconcile with the one
+// artifact revision (SourceRevisions, every source of a set of objects once), and RequestReconcile asks for a reconcile with the one
 // merge patch `flux reconcile` and `flux resume` send.
 package flux

@@ -2,7 +2,9 @@ package flux
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
@@ -58,4 +60,44 @@ func SourceRevision(ctx context.Context, c client.Reader, ref tiers.ID) (string,
 func sourceResource(kind string) string {
 	gvr, _ := SourceGVR(kind)
 	return gvr.GroupResource().String()
+}
+
+// List lists the Flux objects of kinds (canonical, as ParseKinds returns
+// them) in namespace ("" for all): Kustomizations first, then HelmReleases.
+// A cluster without helm-controller lists no HelmReleases, and says so in a
+// warning rather than failing.
+func List(ctx context.Context, c client.Reader, namespace string, kinds []string) (objs []Object, warnings []string, err error) {
+	if slices.Contains(kinds, KindKustomization) {
+		if objs, err = ListKustomizations(ctx, c, namespace); err != nil {
+			return nil, nil, err
+		}
+	}
+	if slices.Contains(kinds, KindHelmRelease) {
+		releases, err := ListHelmReleases(ctx, c, namespace)
+		switch {
+		case errors.Is(err, ErrHelmNotInstalled):
+			warnings = append(warnings, err.Error()+": no HelmReleases listed")
+		case err != nil:
+			return nil, nil, err
+		}
+		objs = append(objs, releases...)
+	}
+	return objs, warnings, nil
+}
+
+// SourceRevisions returns the current artifact revision of every source
+// objs build from, each read once.
+func SourceRevisions(ctx context.Context, c client.Reader, objs []Object) (map[tiers.ID]string, error) {
+	revs := map[tiers.ID]string{}
+	for _, o := range objs {
+		if _, ok := revs[o.SourceRef]; ok || o.SourceRef.Name == "" {
+			continue
+		}
+		rev, err := SourceRevision(ctx, c, o.SourceRef)
+		if err != nil {
+			return nil, err
+		}
+		revs[o.SourceRef] = rev
+	}
+	return revs, nil
 }

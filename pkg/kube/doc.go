@@ -1,5 +1,8 @@
 // Package kube builds standup's connection to a cluster: the REST config from
-// a kubeconfig (kubectl's rules for --kubeconfig, KUBECONFIG and --context),
+// kubectl's cluster flags (ClusterFlags, mapped onto cli-runtime's
+// ConfigFlags: --kubeconfig, the KUBECONFIG list, --context, --cluster,
+// --user, --server, --token, --certificate-authority,
+// --insecure-skip-tls-verify, --as, --as-group),
 // a controller-runtime client over Kubernetes' own types (callers register
 // more: pkg/flux adds Flux's), request timeouts, a request counter that
 // records every API call by verb and resource, and errors explained in one

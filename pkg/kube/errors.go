@@ -24,7 +24,7 @@ func Explain(err error, verb, resource string) error {
 		verb, resource = refusal(err, verb, resource)
 		return fmt.Errorf("forbidden: standup needs %q on %s (bind the role in docs/rbac.yaml): %w", verb, resource, err)
 	case apierrors.IsUnauthorized(err):
-		return fmt.Errorf("unauthorized: the kubeconfig's credentials were rejected while trying to %s %s: %w", verb, resource, err)
+		return fmt.Errorf("unauthorized: the credentials (kubeconfig, --token) were rejected while trying to %s %s: %w", verb, resource, err)
 	case apimeta.IsNoMatchError(err):
 		return fmt.Errorf("the cluster does not serve %s: %w", resource, err)
 	case isUnreachable(err):

@@ -13,6 +13,12 @@
 // not exist. With Options.AllowMissing the missing objects are instead
 // treated as external and ready, and reported through Graph.Missing.
 //
+// Selection chooses what a walk touches (--only, --from, --exclude, and -n
+// as its Namespace: the namespace's nodes are walked, their ancestors
+// elsewhere only waited on), and Scope keeps a namespace's nodes with their
+// ancestors in any namespace, so that a view of one namespace has the tiers
+// of the whole graph.
+//
 // The package is pure: it never reads a cluster or a file. Every algorithm is
 // iterative (Kahn's sort, Tarjan's components, Johnson's circuits), so a
 // chain of any length cannot exhaust the stack.

@@ -28,7 +28,7 @@
 // performing anything (--dry-run).
 //
 // The Loop (loop*.go) is the I/O around a Walker: informers on the dynamic
-// client feed it objects (loop_watch.go), and it performs the actions
+// client, in every namespace, feed it objects (loop_watch.go), and it performs the actions
 // through a Cluster (cluster.go, loop_act.go), retrying what an API server
 // restart makes fail. Every event flows to one callback, so every printer
 // sees the same walk.

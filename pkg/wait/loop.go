@@ -19,12 +19,13 @@ import (
 var crdsGVR = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
 
 // Loop is the I/O around a Walker: watches feed it objects, and it performs
-// the actions the walker decides.
+// the actions the walker decides. It watches every namespace: a walk
+// narrowed to one (Options.Selection.Namespace) still waits on the
+// dependencies its nodes have elsewhere.
 type Loop struct {
-	Dynamic   dynamic.Interface
-	Client    client.Client
-	Namespace string
-	Options   Options
+	Dynamic dynamic.Interface
+	Client  client.Client
+	Options Options
 	// Bundle supplies CRDs for deadlock remediation; nil disables pre-apply.
 	Bundle *crds.Bundle
 	// OnEvent receives every event, in order, from the loop's goroutine.
@@ -43,14 +44,12 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	box := &inbox{signal: make(chan struct{}, 1)}
-	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(l.Dynamic, l.Resync, l.Namespace, nil)
-	clusterFactory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
+	factory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
 	syncs := []toolscache.InformerSynced{
 		watchInto(factory, flux.KustomizationGVR, box, cancel).HasSynced,
-		watchInto(clusterFactory, crdsGVR, box, cancel).HasSynced,
+		watchInto(factory, crdsGVR, box, cancel).HasSynced,
 	}
 	factory.Start(ctx.Done())
-	clusterFactory.Start(ctx.Done())
 	if !toolscache.WaitForCacheSync(ctx.Done(), syncs...) {
 		if err := raised(ctx); err != nil {
 			return Summary{}, err

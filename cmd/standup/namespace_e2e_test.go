@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubestandup/standup/internal/testenv"
+	"github.com/kubestandup/standup/pkg/wait"
+)
+
+// TestResumeNamespaceWaitsOnOutsideDependency: `resume -n apps` walks
+// apps's Kustomizations and waits on what they depend on in infra without
+// touching it. Before, -n listed and watched apps alone: infra/join and
+// infra/side were absent from the walk, treated as ready, and apps's nodes
+// were reconciled while their dependencies were suspended. The API server's
+// audit log is the witness: standup writes nothing while infra is
+// suspended, and never writes to infra.
+func TestResumeNamespaceWaitsOnOutsideDependency(t *testing.T) {
+	w, g := suspendedGraph(t)
+	apps, infra := g.apps, g.infra
+	ctx := context.Background()
+	spec := runSpec{kubeconfig: w.Kubeconfig}
+
+	// The plan says the same: apps's nodes resumed, infra's waited on.
+	plan := runWith(ctx, t, spec, "resume", "-n", apps, "--dry-run", "-o", "json")
+	if plan.Code != ExitOK {
+		t.Fatalf("--dry-run: exit %d: %v", plan.Code, plan.Err)
+	}
+	steps := map[string]wait.PlanStep{}
+	sc := bufio.NewScanner(strings.NewReader(plan.Stdout))
+	for sc.Scan() {
+		var s wait.PlanStep
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("plan line %q: %v", sc.Text(), err)
+		}
+		steps[s.Node.NamespacedName()] = s
+	}
+	for _, k := range g.kss {
+		s, ok := steps[k.Namespace+"/"+k.Name]
+		switch {
+		case !ok:
+			t.Errorf("the plan leaves out %s/%s, which apps needs", k.Namespace, k.Name)
+		case k.Namespace == apps && (s.Passive || s.Action != "resume+reconcile"):
+			t.Errorf("plan for %s/%s: %+v, want resume+reconcile", k.Namespace, k.Name, s)
+		case k.Namespace == infra && (!s.Passive || s.Action != "none"):
+			t.Errorf("plan for %s/%s: %+v, want passive, none", k.Namespace, k.Name, s)
+		}
+	}
+
+	wit := witnessFrom(t, w)
+	var mu sync.Mutex
+	waiting := map[string]bool{}
+	spec.onEvent = func(e wait.Event) {
+		if e.Type == wait.EventNode && e.Reason == meta.DependencyNotReadyReason && strings.Contains(e.Message, infra+"/") {
+			mu.Lock()
+			waiting[e.Node.NamespacedName()] = true
+			mu.Unlock()
+		}
+	}
+	bg := goRun(ctx, t, spec, "resume", "-n", apps, "-o", "json")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		mu.Lock()
+		both := waiting[apps+"/web"] && waiting[apps+"/worker"]
+		mu.Unlock()
+		if both {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s/web and %s/worker never reported waiting on %s:\n%s", apps, apps, infra, tailLines(bg.out.String(), 40))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Long enough for a walk that did not wait to have written.
+	time.Sleep(3 * time.Second)
+	wit.assertNoWrites(t)
+
+	// An operator resumes infra, as flux resume ks -n infra --all does.
+	for _, k := range g.kss {
+		if k.Namespace == infra {
+			resumeAsOperator(t, w, k)
+		}
+	}
+	res := bg.await(t, 3*time.Minute)
+	if res.Code != ExitOK {
+		t.Fatalf("resume -n apps: exit %d: %v", res.Code, res.Err)
+	}
+	evs := events(t, res.Stdout)
+	for _, e := range evs {
+		if e.Node != nil && e.Node.Namespace != apps {
+			t.Errorf("an event for %s, outside apps: %+v", e.Node, e)
+		}
+	}
+	if s := summaryOf(t, evs); s.Total != 4 || s.Ready != 4 {
+		t.Errorf("summary %+v, want apps's 4 nodes ready", s)
+	}
+	writes := wit.assertNothingLost(t)
+	for _, e := range writes {
+		if e.ObjectRef == nil || e.ObjectRef.Namespace != apps {
+			t.Errorf("standup wrote outside apps: %s %s", e.Verb, e.RequestURI)
+		}
+	}
+	if len(writes) < 4 {
+		t.Errorf("%d writes by standup, want at least one per apps node", len(writes))
+	}
+	for _, k := range g.kss {
+		if ks := getKS(t, w, k.Namespace, k.Name); !isReady(ks) || ks.Spec.Suspend {
+			t.Errorf("%s/%s not Ready and resumed: suspend=%v conditions=%v", k.Namespace, k.Name, ks.Spec.Suspend, ks.Status.Conditions)
+		}
+	}
+}
+
+// resumeAsOperator resumes k and asks for a reconcile, as the flux CLI
+// does, with the test's own client: not standup.
+func resumeAsOperator(t *testing.T, w *testenv.World, k testenv.KS) {
+	t.Helper()
+	ks := getKS(t, w, k.Namespace, k.Name)
+	base := ks.DeepCopy()
+	ks.Spec.Suspend = false
+	if ks.Annotations == nil {
+		ks.Annotations = map[string]string{}
+	}
+	ks.Annotations[meta.ReconcileRequestAnnotation] = time.Now().Format(time.RFC3339Nano)
+	if err := w.Client.Patch(context.Background(), ks, client.MergeFrom(base)); err != nil {
+		t.Fatalf("resume %s/%s: %v", k.Namespace, k.Name, err)
+	}
+}

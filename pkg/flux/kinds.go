@@ -1,0 +1,42 @@
+package flux
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// kindWords are the words a user may type for each kind, lower case: the
+// flux CLI's short names, the kind, and its plural.
+var kindWords = map[string]string{
+	"ks":             KindKustomization,
+	"kustomization":  KindKustomization,
+	"kustomizations": KindKustomization,
+	"hr":             KindHelmRelease,
+	"helmrelease":    KindHelmRelease,
+	"helmreleases":   KindHelmRelease,
+}
+
+// ParseKind returns the kind a user means by word: Kustomization for ks,
+// kustomization or kustomizations, HelmRelease for hr, helmrelease or
+// helmreleases, in any case. It returns false for any other word.
+func ParseKind(word string) (string, bool) {
+	kind, ok := kindWords[strings.ToLower(strings.TrimSpace(word))]
+	return kind, ok
+}
+
+// ParseKinds maps each word to its kind (ParseKind), each kind once, in
+// the order first given. An unknown word is an error that names it.
+func ParseKinds(words []string) ([]string, error) {
+	var kinds []string
+	for _, w := range words {
+		kind, ok := ParseKind(w)
+		if !ok {
+			return nil, fmt.Errorf("unknown kind %q (want Kustomization or ks, HelmRelease or hr)", w)
+		}
+		if !slices.Contains(kinds, kind) {
+			kinds = append(kinds, kind)
+		}
+	}
+	return kinds, nil
+}

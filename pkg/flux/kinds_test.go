@@ -1,0 +1,38 @@
+package flux
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseKinds(t *testing.T) {
+	tests := []struct {
+		words   []string
+		want    []string
+		wantErr string
+	}{
+		{words: []string{"Kustomization"}, want: []string{KindKustomization}},
+		{words: []string{"ks"}, want: []string{KindKustomization}},
+		{words: []string{"KS", "Kustomizations"}, want: []string{KindKustomization}},
+		{words: []string{"hr"}, want: []string{KindHelmRelease}},
+		{words: []string{"HR", "ks"}, want: []string{KindHelmRelease, KindKustomization}},
+		{words: []string{"helmrelease", "HelmReleases", "kustomization"}, want: []string{KindHelmRelease, KindKustomization}},
+		{words: []string{"ks", "gitrepository"}, wantErr: `unknown kind "gitrepository"`},
+		{words: []string{""}, wantErr: `unknown kind ""`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.words, ","), func(t *testing.T) {
+			got, err := ParseKinds(tt.words)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseKinds(%q) = %v, %v; want error %q", tt.words, got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Fatalf("ParseKinds(%q) = %v, %v; want %v", tt.words, got, err, tt.want)
+			}
+		})
+	}
+}

@@ -13,11 +13,52 @@ done
 assets=$(EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS="${extra# }" bash scripts/testenv.sh)
 export KUBEBUILDER_ASSETS="$assets"
 echo "test: KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS releases=$STANDUP_CONTROLLER_RELEASES" >&2
-# Packages build and run side by side, but those that start control planes
-# (cmd/standup, internal/testenv, pkg/crds) take turns: each holds the lock
-# file STANDUP_TESTENV_LOCK names while it runs (testenv.LockMachine), since
-# two sets of control planes on a 2-core machine only slow each other. -p 4:
-# a package waiting for the lock uses no CPU, and leaves a slot to the rest.
+# Packages build and run side by side, but the processes that start control
+# planes (cmd/standup, internal/testenv, pkg/crds) take turns for the two
+# slots of the lock STANDUP_TESTENV_LOCK names (testenv.LockMachine): more
+# sets of control planes on a 2-core machine only slow each other's
+# timing-sensitive tests. -p 4: a package waiting for a slot uses no CPU,
+# and leaves its place to the rest.
 lock="${TMPDIR:-/tmp}/standup-testenv-$$.lock"
-trap 'rm -f "$lock"' EXIT
-STANDUP_TESTENV_LOCK="$lock" go test -race -p 4 -timeout 80m "$@" ./...
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$lock".*' EXIT
+export STANDUP_TESTENV_LOCK="$lock"
+export STANDUP_TESTENV_SLOTS="${STANDUP_TESTENV_SLOTS:-2}"
+shards="${STANDUP_TEST_SHARDS:-2}"
+if [ "$#" -gt 0 ] || [ "$shards" -le 1 ]; then
+  go test -race -p 4 -timeout 80m "$@" ./...
+  exit
+fi
+
+# cmd/standup is most of the suite's time, most of it spent waiting on
+# controllers, and its tests run one after another (Run is a process entry
+# point). So its top-level tests are dealt into $shards test processes run
+# side by side, balanced by scripts/test-weights.txt (longest first, each to
+# the lightest shard); every test runs in exactly one of them.
+sharded=./cmd/standup
+module=$(go list -m)
+go test -race -p 4 -timeout 80m $(go list ./... | grep -vx "$module/cmd/standup") &
+rest=$!
+go test -race -list '.*' "$sharded" > "$work/list"
+grep -E '^(Test|Fuzz|Example)' "$work/list" \
+  | awk -v weights=scripts/test-weights.txt 'BEGIN { while ((getline l < weights) > 0) if (l !~ /^#/) { split(l, f, " "); w[f[1]] = f[2] } }
+      { print $1, ($1 in w ? w[$1] : 3) }' \
+  | sort -k2,2nr -k1,1 \
+  | awk -v n="$shards" -v dir="$work" '{ best = 0; for (i = 1; i < n; i++) if (load[i] < load[best]) best = i
+      load[best] += $2; names[best] = names[best] (names[best] == "" ? "" : "|") $1 }
+      END { for (i = 0; i < n; i++) print names[i] > (dir "/shard." i) }'
+pids=()
+for ((i = 0; i < shards; i++)); do
+  ( go test -race -timeout 80m -run "^($(cat "$work/shard.$i"))\$" "$sharded" > "$work/out.$i" 2>&1 ) &
+  pids+=($!)
+done
+status=0
+wait "$rest" || status=1
+for ((i = 0; i < shards; i++)); do
+  shard_status=0
+  wait "${pids[$i]}" || shard_status=1
+  echo "# $sharded, shard $((i + 1)) of $shards: $(tr '|' ' ' < "$work/shard.$i" | wc -w) tests"
+  cat "$work/out.$i"
+  [ "$shard_status" = 0 ] || status=1
+done
+exit "$status"

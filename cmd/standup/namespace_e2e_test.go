@@ -24,7 +24,11 @@ import (
 // audit log is the witness: standup writes nothing while infra is
 // suspended, and never writes to infra.
 func TestResumeNamespaceWaitsOnOutsideDependency(t *testing.T) {
-	w, g := suspendedGraph(t)
+	// The operator's resume of infra leaves its chain to Flux alone, which
+	// re-checks a dependency every --requeue-dependency: 2 s, not 30.
+	g := newGraph8(true)
+	w := sharedWorld(t, testenv.Options{ControllerArgs: []string{"--requeue-dependency=2s"}}, g.namespaces()...)
+	createGraph(t, w, g)
 	apps, infra := g.apps, g.infra
 	ctx := context.Background()
 	spec := runSpec{kubeconfig: w.Kubeconfig}

@@ -20,8 +20,8 @@ import (
 // bring the CRD.
 func TestRuntimeTriggers(t *testing.T) {
 	cfg := &Config{
-		RuntimeCRDs: []RuntimeCRD{{Trigger: GroupKind{"example.com", "Gizmo"}, Kinds: []GroupKind{{"example.com", "Cog"}, {"cdi.kubevirt.io", "DataSource"}}}},
-		ChartCRDs:   []ChartCRD{{HelmRelease: NamespacedName{"kv", "kv"}, Kinds: []GroupKind{{"kubevirt.io", "VirtualMachine"}}}},
+		RuntimeCRDs:   []RuntimeCRD{{Trigger: GroupKind{"example.com", "Gizmo"}, Kinds: []GroupKind{{"example.com", "Cog"}, {"cdi.kubevirt.io", "DataSource"}}}},
+		ChartCRDs:     []ChartCRD{{HelmRelease: NamespacedName{"kv", "kv"}, Kinds: []GroupKind{{"kubevirt.io", "VirtualMachine"}}}},
 		BootstrapCRDs: &BootstrapCRDs{Groups: []string{"snapshot.kubevirt.io"}},
 	}
 	cdi := crds.Trigger{Kind: schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "CDI"}, From: "the catalog's containerized-data-importer entry"}

@@ -80,7 +80,9 @@ func TestWalkerProofDecisionTable(t *testing.T) {
 			want: ProofCertain, wantWords: []string{"the CRD of CDI.cdi.kubevirt.io does not exist"}},
 		{name: "a CDI object exists", triggers: cdiTriggers, fact: func(f *TriggerFact) { f.Object = "cdi" },
 			want: ProofGrace, wantWords: []string{"a CDI.cdi.kubevirt.io object exists (cdi, trigger from standup.yaml)", "about to create the CRD"}},
-		{name: "standup may not list CDI", triggers: cdiTriggers, fact: func(f *TriggerFact) { f.Resource, f.Refused, f.Err = "cdis.cdi.kubevirt.io", true, "cdis.cdi.kubevirt.io is forbidden" },
+		{name: "standup may not list CDI", triggers: cdiTriggers, fact: func(f *TriggerFact) {
+			f.Resource, f.Refused, f.Err = "cdis.cdi.kubevirt.io", true, "cdis.cdi.kubevirt.io is forbidden"
+		},
 			want: ProofGrace, wantWords: []string{`forbidden: standup needs "list" on cdis.cdi.kubevirt.io`, "docs/rbac.yaml"}},
 		{name: "the list failed", triggers: cdiTriggers, fact: func(f *TriggerFact) { f.Err = "the server is currently unable to handle the request" },
 			want: ProofGrace, wantWords: []string{"could not tell whether a CDI.cdi.kubevirt.io object exists: the server is currently unable"}},

@@ -71,7 +71,13 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 	if fresh || st.confirm != st.token {
 		st.diag, st.confirm = &d, st.token
 	}
-	w.proving[id] = struct{}{}
+	if _, ok := w.proving[id]; !ok {
+		// Facts gathered before this proof began, for another, may predate
+		// a trigger applied since (platform-config applies the CDI that
+		// apps-vms's proof must see): only those asked for from now count.
+		w.proving[id] = struct{}{}
+		st.unsettled = w.seq
+	}
 	certain, why := w.certainty(id, st, &d)
 	var proof Proof
 	switch {

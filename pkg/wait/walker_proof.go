@@ -200,7 +200,7 @@ func (w *Walker) certainty(id tiers.ID, st *nodeState, d *crds.Diagnosis) (certa
 		}
 	}
 	if missing {
-		return false, "standup has not yet seen whether a trigger object exists"
+		return false, "checking whether a trigger object exists"
 	}
 	return true, strings.Join(absent, "; ") + fmt.Sprintf(", and every Kustomization not Ready waits on %s", id.NamespacedName())
 }

@@ -221,3 +221,45 @@ func TestWalkerProofKeepsTheSafetyOfTheRace(t *testing.T) {
 		t.Fatal("proven although the operator created the CRD")
 	}
 }
+
+// TestWalkerProofNeverReusesAnEarlierProofsFacts: the seed's second
+// deadlock (apps-vms on DataVolume, once platform-config applied the CDI)
+// must not be proven on the facts gathered for the first (no CDI then).
+func TestWalkerProofNeverReusesAnEarlierProofsFacts(t *testing.T) {
+	dvGK := schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "DataVolume"}
+	triggers := func(gk schema.GroupKind) []crds.Trigger {
+		if gk == spGK || gk == dvGK {
+			return []crds.Trigger{{Kind: cdiGK, From: "standup.yaml"}}
+		}
+		return nil
+	}
+	w, _ := proofScene(t, Options{Triggers: triggers})
+	for _, gk := range w.TriggersWanted() {
+		w.ObserveTrigger(TriggerFact{Kind: gk})
+	}
+	act, _, _ := w.Step(t0.Add(1100 * time.Millisecond))
+	pre := only(t, act, ActionPreApplyCRDs, "platform-config")
+	w.Done(ActionResult{Action: pre, Applied: []string{spCRD}})
+	w.ObserveCRD(spCRD, spGK, true)
+	act, _, _ = w.Step(t0.Add(1200 * time.Millisecond))
+	again := only(t, act, ActionReconcile, "platform-config")
+	w.ObserveKustomization(readyAt(node("platform-config", false, "platform"), again.Token))
+	act, _, _ = w.Step(t0.Add(2 * time.Second))
+	kick := only(t, act, ActionReconcile, "apps-vms")
+	w.ObserveKustomization(handled(node("apps-vms", false, "platform-config"), kick.Token, "False", "ReconciliationFailed",
+		`DataVolume/vms/disk dry-run failed: no matches for kind "DataVolume" in version "cdi.kubevirt.io/v1beta1"`))
+	act, evs, _ := w.Step(t0.Add(3 * time.Second))
+	none(t, act)
+	if p := proofOf(evs); p != nil {
+		t.Fatalf("apps-vms proven on platform-config's facts: %+v", p)
+	}
+	if wanted := w.TriggersWanted(); !slices.Equal(wanted, []schema.GroupKind{cdiGK}) {
+		t.Fatalf("facts asked for: %v, want CDI's afresh", wanted)
+	}
+	w.ObserveTrigger(TriggerFact{Kind: cdiGK, Object: "cdi"})
+	act, evs, _ = w.Step(t0.Add(3100 * time.Millisecond))
+	none(t, act)
+	if p := proofOf(evs); p != nil {
+		t.Fatalf("the CDI platform-config applied exists, yet proven: %+v", p)
+	}
+}

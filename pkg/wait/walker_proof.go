@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -146,6 +147,8 @@ func (w *Walker) waitsOn(from, target tiers.ID) bool {
 // certain. The table, in order:
 //   - a missing kind of unknown group or origin (no trigger in standup.yaml
 //     or the catalog): the grace;
+//   - an object of a trigger kind in a Kustomization's inventory: it was
+//     applied, so its operator may be about to create the CRD: the grace;
 //   - a Kustomization not Ready that neither is id nor waits on it: it may
 //     still apply a trigger object, so the grace (until it is Ready);
 //   - a trigger kind standup may not list, or whose list failed: the grace;
@@ -170,6 +173,11 @@ func (w *Walker) certainty(id tiers.ID, st *nodeState, d *crds.Diagnosis) (certa
 			if !slices.ContainsFunc(triggers, func(o crds.Trigger) bool { return o.Kind == tr.Kind }) {
 				triggers = append(triggers, tr)
 			}
+		}
+	}
+	for _, tr := range triggers {
+		if obj, by, ok := w.appliedTrigger(tr.Kind); ok {
+			return false, fmt.Sprintf("a %s object exists (%s, applied by Kustomization %s; trigger from %s): its operator may be about to create the CRD", tr.Kind, obj, by.NamespacedName(), tr.From)
 		}
 	}
 	if other, ok := w.unsettledBy(id); ok {
@@ -203,6 +211,39 @@ func (w *Walker) certainty(id tiers.ID, st *nodeState, d *crds.Diagnosis) (certa
 		return false, "checking whether a trigger object exists"
 	}
 	return true, strings.Join(absent, "; ") + fmt.Sprintf(", and every Kustomization not Ready waits on %s", id.NamespacedName())
+}
+
+// appliedTrigger returns an object of kind gk that a Kustomization's
+// inventory lists, and that Kustomization: a trigger object known to exist
+// (or to have existed) with no read.
+func (w *Walker) appliedTrigger(gk schema.GroupKind) (string, tiers.ID, bool) {
+	suffix := "_" + gk.Group + "_" + gk.Kind
+	var found []flux.InventoryEntry
+	var by []tiers.ID
+	for id, obj := range w.objs {
+		for _, entry := range obj.Inventory {
+			if !strings.HasSuffix(entry, suffix) {
+				continue
+			}
+			if e, err := flux.ParseInventoryID(entry); err == nil && e.GroupKind() == gk {
+				found, by = append(found, e), append(by, id)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return "", tiers.ID{}, false
+	}
+	i := 0 // the same one every time: the first by Kustomization
+	for j := range by {
+		if by[j].Less(by[i]) {
+			i = j
+		}
+	}
+	name := found[i].Name
+	if found[i].Namespace != "" {
+		name = found[i].Namespace + "/" + name
+	}
+	return name, by[i], true
 }
 
 // unsettledBy returns a Kustomization, other than id, that is not Ready

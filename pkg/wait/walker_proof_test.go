@@ -263,3 +263,23 @@ func TestWalkerProofNeverReusesAnEarlierProofsFacts(t *testing.T) {
 		t.Fatalf("the CDI platform-config applied exists, yet proven: %+v", p)
 	}
 }
+
+// TestWalkerProofReadsAppliedTriggersFromInventories: a trigger object a
+// Kustomization applied is in its inventory, so the grace is kept without
+// a list (the seed's apps-vms, once platform-config applied the CDI).
+func TestWalkerProofReadsAppliedTriggersFromInventories(t *testing.T) {
+	applier := readyAt(node("applier", false), "")
+	applier.Inventory = []string{"_cdi_cdi.kubevirt.io_CDI", "ns_cm__ConfigMap"}
+	w, _ := proofScene(t, Options{Triggers: cdiTriggers}, applier)
+	if wanted := w.TriggersWanted(); len(wanted) != 0 {
+		t.Fatalf("listed %v although an inventory shows a CDI", wanted)
+	}
+	if msg, want := w.nodes[ksID("platform-config")].message, "a CDI.cdi.kubevirt.io object exists (cdi, applied by Kustomization flux-system/applier; trigger from standup.yaml)"; !strings.Contains(msg, want) {
+		t.Fatalf("message %q does not say %q", msg, want)
+	}
+	act, evs, _ := w.Step(t0.Add(time.Second + DefaultConfirmAfter))
+	only(t, act, ActionPreApplyCRDs, "platform-config")
+	if p := proofOf(evs); p == nil || p.Kind != ProofGrace {
+		t.Fatalf("proof %+v, want the grace", p)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,6 +23,9 @@ func configFlag(dest *string) cli.Flag {
 // of --config, else of the checkout standup runs in, and the catalog.
 func loadTriggers(ctx context.Context, file string) (crds.Triggers, error) {
 	cfg, read, err := audit.FindConfig(ctx, file, ".")
+	if err != nil && file == "" {
+		return nil, fmt.Errorf("%w (the checkout's standup.yaml, read for runtime CRD triggers: fix it, or name another file with --config)", err)
+	}
 	if err != nil {
 		return nil, err
 	}

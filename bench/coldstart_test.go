@@ -100,7 +100,8 @@ func runGraphContender(ctx context.Context, b *testing.B, env benchEnv, t target
 
 // boundOf records the critical-path bound of the standup run: g's longest
 // path weighted by the reconcile durations the controller logged for the
-// Kustomizations of ns ("" keeps the namespace/name keys as they are).
+// Kustomizations of ns ("" keeps the namespace/name keys as they are), the
+// node standup diagnosed deadlocked adding its first, failed, reconcile.
 func boundOf(b *testing.B, res *Run, g benchgraph.Graph, w *testenv.World, ns string, out outcome) {
 	b.Helper()
 	if out.usage != nil {
@@ -112,6 +113,17 @@ func boundOf(b *testing.B, res *Run, g benchgraph.Graph, w *testenv.World, ns st
 	}
 	if ns != "" {
 		durations = InNamespace(durations, ns)
+	}
+	if out.usage != nil && out.usage.Diagnosis != nil {
+		// A deadlock is revealed by one failed reconcile of the stuck node,
+		// which no tool can avoid: the bound counts it on that node.
+		failed, err := FailedDurations(w.Controller.Log())
+		if err != nil {
+			b.Fatal(err)
+		}
+		node := out.usage.Diagnosis.Node
+		durations[node] += failed[node]
+		b.Logf("bound: %s weighs its revealing failed reconcile (%s) and its first successful one", node, failed[node])
 	}
 	for _, n := range g.Nodes {
 		if _, ok := durations[n.Name]; !ok {

@@ -32,15 +32,28 @@ type logLine struct {
 // Kustomization, are skipped; a finished message whose duration does not
 // parse is an error, since the bound would silently be wrong.
 func ReconcileDurations(log string) (map[string]time.Duration, error) {
+	return firstDurations(log, finishedPrefix)
+}
+
+// FailedDurations is ReconcileDurations for failed reconciles ("Reconciliation
+// failed after 12ms, next try in 2m0s"): the first per Kustomization. On a
+// deadlock, that is the pass that reveals it, which no tool can avoid.
+func FailedDurations(log string) (map[string]time.Duration, error) {
+	return firstDurations(log, failedPrefix)
+}
+
+// firstDurations returns, per Kustomization, the duration of the first
+// log message that starts with prefix followed by a duration.
+func firstDurations(log, prefix string) (map[string]time.Duration, error) {
 	out := map[string]time.Duration{}
 	sc := bufio.NewScanner(strings.NewReader(log))
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
 	for sc.Scan() {
 		var l logLine
-		if !strings.Contains(sc.Text(), finishedPrefix) || json.Unmarshal(sc.Bytes(), &l) != nil {
+		if !strings.Contains(sc.Text(), prefix) || json.Unmarshal(sc.Bytes(), &l) != nil {
 			continue
 		}
-		rest, ok := strings.CutPrefix(l.Msg, finishedPrefix)
+		rest, ok := strings.CutPrefix(l.Msg, prefix)
 		if !ok || (l.ControllerKind != "" && l.ControllerKind != "Kustomization") {
 			continue
 		}

@@ -74,3 +74,18 @@ func TestInNamespace(t *testing.T) {
 		t.Fatalf("InNamespace = %v, want %v", got, want)
 	}
 }
+
+func TestFailedDurations(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/controller.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := FailedDurations(string(fixture) + `{"level":"error","msg":"Reconciliation failed after 9s, next try in 1m0s","controllerKind":"Kustomization","Kustomization":{"name":"platform-config","namespace":"flux-system"}}` + "\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first failure counts, not a later one; successes do not.
+	if want := map[string]time.Duration{"flux-system/platform-config": 2100 * time.Millisecond}; !maps.Equal(got, want) {
+		t.Errorf("FailedDurations = %v, want %v", got, want)
+	}
+}

@@ -17,6 +17,7 @@ import (
 // crdsOptions are the flags of `standup crds`.
 type crdsOptions struct {
 	Bundle      string
+	Config      string
 	DryRun      bool
 	All         bool
 	NodeTimeout time.Duration
@@ -31,6 +32,7 @@ func crdsCommand(streams Streams, prog string) *cli.Command {
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.Bundle, Usage: "CRD bundle directory (default: " + crds.DefaultBundleDir + ")"},
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the diagnosis and what would be created; change nothing"},
 			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "legacy fallback: create every bundle CRD absent from the cluster (never touches one that exists)"},
+			configFlag(&o.Config),
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a repaired Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
 		},
 		Subcommands: []*cli.Command{captureCommand(streams, prog)},
@@ -55,6 +57,10 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	}
 	if bundle == nil {
 		return usageErrorf("no CRD bundle: pass --crds DIR (or create %s); capture one with %s crds capture", crds.DefaultBundleDir, g.Prog)
+	}
+	triggers, err := loadTriggers(ctx, opts.Config)
+	if err != nil {
+		return err
 	}
 	cl, err := connect(ctx, g)
 	if err != nil {
@@ -83,7 +89,8 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 		out.NothingChanged()
 		return out.Close()
 	}
-	summary, err := repairStuck(ctx, g, cl, repairs, bundle, opts.NodeTimeout, streams)
+	walk := wait.Options{NoUnsuspend: true, Timeout: opts.NodeTimeout, Triggers: triggers}
+	summary, err := repairStuck(ctx, g, cl, repairs, bundle, walk, streams)
 	out.Walked(summary)
 	return closeReport(out, walkError(summary, err))
 }
@@ -98,20 +105,17 @@ func closeReport(out printer.CRDsPrinter, err error) error {
 }
 
 // repairStuck walks only the stuck Kustomizations (and their ancestors, left
-// untouched when ready): a reconcile standup requests proves each deadlock,
+// untouched when ready) with opts: a reconcile standup requests proves each deadlock,
 // the walk pre-applies the missing CRDs, and follows each to Ready. Its
 // progress goes to stderr whatever -o says: stdout holds the report.
-func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []crds.Repair, bundle *crds.Bundle, nodeTimeout time.Duration, streams Streams) (wait.Summary, error) {
+func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []crds.Repair, bundle *crds.Bundle, opts wait.Options, streams Streams) (wait.Summary, error) {
 	var names []string
 	for _, r := range repairs {
 		names = append(names, r.Diagnosis.Kustomization.Namespace+"/"+r.Diagnosis.Kustomization.Name)
 	}
 	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: printer.FormatText, Quiet: g.Quiet, NoColor: g.NoColor})
-	loop := &wait.Loop{
-		Dynamic: cl.Dynamic, Client: cl.Client, Bundle: bundle,
-		Options: wait.Options{NoUnsuspend: true, Timeout: nodeTimeout, Selection: tiers.Selection{Namespace: g.Namespace, Only: names}},
-		OnEvent: out.Event,
-	}
+	opts.Selection = tiers.Selection{Namespace: g.Namespace, Only: names}
+	loop := &wait.Loop{Dynamic: cl.Dynamic, Client: cl.Client, Bundle: bundle, Options: opts, OnEvent: out.Event}
 	summary, err := loop.Run(ctx)
 	out.Close(summary)
 	if g.Verbose {

@@ -19,7 +19,7 @@ import (
 type resumeOptions struct {
 	DryRun, NoUnsuspend, NoRemediate, AdditiveCEL bool
 	MaxInflight                                   int
-	CRDs                                          string
+	CRDs, Config                                  string
 	NodeTimeout                                   time.Duration
 	Kinds, From, Only, Exclude                    cli.StringSlice
 }
@@ -40,6 +40,7 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
 			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most this many at once (0: unlimited)"},
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle directory for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
+			configFlag(&o.Config),
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
 			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "kinds to walk (ks or Kustomization); only Kustomizations for now"},
 			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
@@ -77,6 +78,10 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if err != nil {
 		return err
 	}
+	triggers, err := loadTriggers(ctx, opts.Config)
+	if err != nil {
+		return err
+	}
 	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
@@ -94,7 +99,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	walkOpts := wait.Options{
 		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || bundle == nil,
 		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: sel,
-		AdditiveCELDependencyCheck: opts.AdditiveCEL,
+		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: triggers,
 	}
 	if opts.DryRun {
 		return printPlan(ctx, cl, objs, walkOpts, g.Output, streams)

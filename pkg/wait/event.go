@@ -61,7 +61,9 @@ type Event struct {
 	// Elapsed is the time since the node was kicked (or since the walk began).
 	Elapsed   Duration        `json:"elapsed,omitempty"`
 	Diagnosis *crds.Diagnosis `json:"diagnosis,omitempty"`
-	Summary   *Summary        `json:"summary,omitempty"`
+	// Proof says how the diagnosis event that proves a deadlock proved it.
+	Proof   *Proof   `json:"proof,omitempty"`
+	Summary *Summary `json:"summary,omitempty"`
 }
 
 // Duration marshals as seconds with millisecond precision.

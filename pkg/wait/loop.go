@@ -45,9 +45,10 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 	defer cancel(nil)
 	box := &inbox{signal: make(chan struct{}, 1)}
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
+	crdInformer := watchInto(factory, crdsGVR, box, cancel)
 	syncs := []toolscache.InformerSynced{
 		watchInto(factory, flux.KustomizationGVR, box, cancel).HasSynced,
-		watchInto(factory, crdsGVR, box, cancel).HasSynced,
+		crdInformer.HasSynced,
 	}
 	factory.Start(ctx.Done())
 	if !toolscache.WaitForCacheSync(ctx.Done(), syncs...) {
@@ -89,7 +90,10 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		if interrupted, err := l.performAll(ctx, act, w, actions); err != nil {
 			return w.Summary(time.Now(), interrupted), err
 		}
-		if len(actions) > 0 {
+		// The trigger facts a deadlock's proof asked for are read now, so
+		// that the next Step proves with them.
+		gathered := l.gatherTriggers(ctx, w, crdInformer.GetStore())
+		if len(actions) > 0 || gathered {
 			continue // results and our own writes come back as observations
 		}
 		if w.Finished() {

@@ -43,6 +43,11 @@ type Options struct {
 	AdditiveCELDependencyCheck bool
 	// Bundle, when set, lets diagnoses say which missing kinds it can supply.
 	Bundle *crds.Bundle
+	// Triggers tells which trigger kinds make an operator create a missing
+	// CRD (standup.yaml, the catalog). With it, a deadlock that nothing can
+	// resolve is proven without the grace (certainty); nil gives every
+	// deadlock the grace.
+	Triggers crds.Triggers
 }
 
 // DefaultConfirmAfter is Options.ConfirmAfter's default: longer than a
@@ -72,6 +77,10 @@ type nodeState struct {
 	diag      *crds.Diagnosis
 	confirm   string    // the token of the request whose failure diag is
 	confirmAt time.Time // when diag counts as proven if no CRD has appeared
+	// unsettled is the observation count when something last happened
+	// that may have created a trigger (walker_proof.go): trigger facts
+	// asked for before it are stale.
+	unsettled uint64
 	remedied  bool
 	applied   []string // CRDs a pre-apply created, awaited before the next request
 	retryAt   time.Time
@@ -130,6 +139,15 @@ type Walker struct {
 	unseen   map[tiers.ID]struct{} // Kustomizations a ready node's inventory names, not yet observed
 	queued   map[tiers.ID]struct{} // nodes ready to go but held by --max-inflight
 	exprs    exprCache
+
+	// The certain proof of a deadlock (walker_proof.go): the nodes whose
+	// deadlock awaits a proof, a count of observations, and the trigger
+	// facts wanted, asked for (at which count) and gathered.
+	proving map[tiers.ID]struct{}
+	seq     uint64
+	wanted  map[schema.GroupKind]struct{}
+	asked   map[schema.GroupKind]uint64
+	facts   map[schema.GroupKind]TriggerFact
 }
 
 // NewWalker starts a walk at now.
@@ -150,6 +168,8 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		nodes: map[tiers.ID]*nodeState{}, dirty: true, bySource: map[tiers.ID]map[tiers.ID]struct{}{},
 		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
 		queued: map[tiers.ID]struct{}{}, exprs: exprCache{},
+		proving: map[tiers.ID]struct{}{}, wanted: map[schema.GroupKind]struct{}{},
+		asked: map[schema.GroupKind]uint64{}, facts: map[schema.GroupKind]TriggerFact{},
 	}
 }
 

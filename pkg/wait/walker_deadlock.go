@@ -35,11 +35,11 @@ func (w *Walker) suspect(now time.Time, id tiers.ID, obj flux.Object, st *nodeSt
 		return
 	}
 	st.diag, st.confirmAt = &d, now.Add(w.opts.ConfirmAfter)
-	w.diagnosis(now, id, &d, w.suspectedMessage())
+	w.diagnosis(now, id, &d, w.suspectedMessage(), nil)
 }
 
 func (w *Walker) suspectedMessage() string {
-	return fmt.Sprintf("suspected cold-start deadlock; giving an operator %s to create the CRD", w.opts.ConfirmAfter)
+	return fmt.Sprintf("suspected cold-start deadlock; proving it, giving an operator at most %s to create the CRD", w.opts.ConfirmAfter)
 }
 
 // onDeadlock handles a reconcile standup requested that failed its dry-run
@@ -49,6 +49,7 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 	if !d.Deadlocked() {
 		// Every kind it names exists now (or is being established): the failure
 		// is stale, so ask again once the CRDs serve.
+		delete(w.proving, id)
 		if len(d.Pending) > 0 {
 			w.note(now, id, st, "WaitingForCRDs", "waiting for CRDs to be established: "+joinTypes(d.Pending))
 			return nil, st.deadline
@@ -58,22 +59,38 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 	}
 	// Only the answer to standup's own request gets here (stepReconciling
 	// checks the token), so the failure is current, not a stale condition.
-	// What is left to rule out is an operator whose trigger was just applied
-	// and that is about to create the CRD: the CRD watch tells, after the
-	// grace, without asking the controller again.
+	// What is left to rule out is an operator that is about to create the
+	// CRD: certainty rules it out at once when nothing could (no trigger
+	// object, nothing left to apply one); otherwise the CRD watch tells,
+	// after the grace, without asking the controller again.
 	fresh := st.diag == nil || !crds.SameFailure(*st.diag, d)
 	if fresh {
 		st.confirmAt = now.Add(w.opts.ConfirmAfter)
-		w.diagnosis(now, id, &d, w.suspectedMessage())
+		w.diagnosis(now, id, &d, w.suspectedMessage(), nil)
 	}
 	if fresh || st.confirm != st.token {
 		st.diag, st.confirm = &d, st.token
-		w.note(now, id, st, "SuspectedDeadlock", "dry-run failed on missing kinds "+joinTypes(d.Missing)+"; waiting for an operator to create them")
 	}
-	if now.Before(st.confirmAt) {
+	if _, ok := w.proving[id]; !ok {
+		// Facts gathered before this proof began, for another, may predate
+		// a trigger applied since (platform-config applies the CDI that
+		// apps-vms's proof must see): only those asked for from now count.
+		w.proving[id] = struct{}{}
+		st.unsettled = w.seq
+	}
+	certain, why := w.certainty(id, st, &d)
+	var proof Proof
+	switch {
+	case certain:
+		proof = Proof{Kind: ProofCertain, Reason: "nothing can create the missing CRDs: " + why}
+	case now.Before(st.confirmAt):
+		w.note(now, id, st, "SuspectedDeadlock", "dry-run failed on missing kinds "+joinTypes(d.Missing)+"; waiting for an operator to create them: "+why)
 		return nil, st.confirmAt
+	default:
+		proof = Proof{Kind: ProofGrace, Reason: fmt.Sprintf("no CRD appeared within %s, and the deadlock was not certain sooner: %s", w.opts.ConfirmAfter, why)}
 	}
-	w.diagnosis(now, id, &d, fmt.Sprintf("cold-start deadlock proven: a reconcile standup requested failed its dry-run, and no CRD appeared within %s", w.opts.ConfirmAfter))
+	delete(w.proving, id)
+	w.diagnosis(now, id, &d, "cold-start deadlock proven: a reconcile standup requested failed its dry-run, and "+proof.Reason, &proof)
 	switch {
 	case st.remedied:
 		st.deadlock = true
@@ -132,10 +149,11 @@ func (w *Walker) applyResult(now time.Time, r ActionResult) {
 	w.note(now, r.Action.Node, st, "PreAppliedCRDs", msg)
 }
 
-func (w *Walker) diagnosis(now time.Time, id tiers.ID, d *crds.Diagnosis, message string) {
+// diagnosis emits a diagnosis event; proof is set when it proves the deadlock.
+func (w *Walker) diagnosis(now time.Time, id tiers.ID, d *crds.Diagnosis, message string, proof *Proof) {
 	w.events = append(w.events, Event{
 		Time: now, Type: EventDiagnosis, Node: &id, Tier: w.tierOf(id), Phase: w.nodes[id].phase,
-		Reason: "Deadlock", Message: message, Diagnosis: d,
+		Reason: "Deadlock", Message: message, Diagnosis: d, Proof: proof,
 	})
 }
 

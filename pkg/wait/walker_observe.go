@@ -11,6 +11,7 @@ import (
 
 // ObserveKustomization records the latest state of a Kustomization.
 func (w *Walker) ObserveKustomization(obj flux.Object) {
+	w.seq++
 	old, seen := w.objs[obj.ID]
 	w.objs[obj.ID] = obj
 	if !seen || !slices.Equal(old.DependsOn, obj.DependsOn) {
@@ -30,6 +31,10 @@ func (w *Walker) ObserveKustomization(obj flux.Object) {
 		st.changed = true
 	}
 	st.status = Classify(obj)
+	if len(w.proving) > 0 {
+		w.unsettle(obj.ID, false, !seen || statusChanged(old, obj))
+		w.touchProving()
+	}
 	delete(w.unseen, obj.ID)
 	w.touch(obj.ID)
 	w.touchDependents(obj.ID)
@@ -70,6 +75,7 @@ func (w *Walker) ForgetKustomization(id tiers.ID) {
 	delete(w.nodes, id)
 	delete(w.busy, id)
 	delete(w.queued, id)
+	delete(w.proving, id)
 	w.dirty = true
 }
 
@@ -89,15 +95,19 @@ func (w *Walker) ObserveCRD(name string, gk schema.GroupKind, ready bool) {
 	if old, ok := w.crds[name]; ok && old == ready {
 		return
 	}
+	w.seq++
 	w.crds[name] = ready
 	w.crdGK[gk] = ready
+	w.unsettle(tiers.ID{}, true, true)
 	w.touchBusy()
 }
 
 // ForgetCRD records that a CRD was deleted.
 func (w *Walker) ForgetCRD(name string, gk schema.GroupKind) {
+	w.seq++
 	delete(w.crds, name)
 	delete(w.crdGK, gk)
+	w.unsettle(tiers.ID{}, true, true)
 	w.touchBusy()
 }
 

@@ -1,0 +1,269 @@
+package wait
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// ProofKind says how a cold-start deadlock was proven.
+type ProofKind string
+
+const (
+	// ProofCertain: nothing could still create the missing CRDs (every
+	// operator that creates them lacks its trigger object, and every
+	// Kustomization not Ready waits on the failing one), so the deadlock is
+	// proven the moment standup's own reconcile request fails.
+	ProofCertain ProofKind = "certain"
+	// ProofGrace: no CRD appeared within the grace given to an operator
+	// (Options.ConfirmAfter), because certainty was out of reach.
+	ProofGrace ProofKind = "grace"
+)
+
+// Proof is how a diagnosis event's deadlock was proven, and why that way.
+type Proof struct {
+	Kind ProofKind `json:"kind"`
+	// Reason says, for people, what made it certain, or why the grace was
+	// needed.
+	Reason string `json:"reason"`
+}
+
+// TriggerFact is what the cluster holds of a trigger kind: the loop
+// gathers it (a list of the kind, limit 1, and a CRD lookup) when the
+// walker asks for it (TriggersWanted), and feeds it back (ObserveTrigger).
+type TriggerFact struct {
+	Kind schema.GroupKind
+	// Resource is the kind's plural.group, for messages; "" when unknown.
+	Resource string
+	// CRDAbsent: no established CRD serves the kind, so no object of it exists.
+	CRDAbsent bool
+	// Object names an object of the kind (namespace/name, or name) when
+	// one exists.
+	Object string
+	// Refused: standup may not list the kind (RBAC).
+	Refused bool
+	// Err says why the list failed otherwise.
+	Err string
+
+	// asked is the observation count when the walker asked for the fact:
+	// the fact is as fresh as that.
+	asked uint64
+}
+
+// TriggersWanted returns the trigger kinds whose facts the walker needs to
+// prove a deadlock without the grace, and counts them as asked for: the
+// loop lists each and reports it with ObserveTrigger before the next Step.
+func (w *Walker) TriggersWanted() []schema.GroupKind {
+	if len(w.wanted) == 0 {
+		return nil
+	}
+	out := make([]schema.GroupKind, 0, len(w.wanted))
+	for gk := range w.wanted {
+		out = append(out, gk)
+		w.asked[gk] = w.seq
+	}
+	clear(w.wanted)
+	slices.SortFunc(out, func(a, b schema.GroupKind) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+// ObserveTrigger records what the cluster holds of a trigger kind.
+func (w *Walker) ObserveTrigger(f TriggerFact) {
+	f.asked = w.seq
+	if at, ok := w.asked[f.Kind]; ok {
+		f.asked = at
+	}
+	w.facts[f.Kind] = f
+	w.touchProving()
+}
+
+// touchProving touches the nodes whose deadlock awaits a proof, forgetting
+// those that no longer do.
+func (w *Walker) touchProving() {
+	for id := range w.proving {
+		if !w.awaitsProof(id) {
+			delete(w.proving, id)
+			continue
+		}
+		w.touch(id)
+	}
+}
+
+func (w *Walker) awaitsProof(id tiers.ID) bool {
+	st, ok := w.nodes[id]
+	return ok && st.phase == PhaseReconciling && st.diag != nil
+}
+
+// unsettle records that something was observed that may have created a
+// trigger object or CRD since the facts were gathered: a Kustomization
+// that does not wait on a node awaiting proof and is not Ready or has
+// changed its status (it may apply a trigger), or a CRD. Facts asked for
+// before it are stale for that node.
+func (w *Walker) unsettle(changed tiers.ID, crd, statusChanged bool) {
+	for id := range w.proving {
+		st, ok := w.nodes[id]
+		if !ok || id == changed {
+			continue
+		}
+		// A Kustomization seen Ready may have applied on its way there, so
+		// a change of its status counts as much as its not being Ready.
+		if crd || (statusChanged || !w.readySelf(w.objs[changed])) && !w.waitsOn(changed, id) {
+			st.unsettled = w.seq
+		}
+	}
+}
+
+// waitsOn reports whether node from depends on target, directly or through
+// other Kustomizations: it cannot apply anything before target is Ready.
+func (w *Walker) waitsOn(from, target tiers.ID) bool {
+	seen := map[tiers.ID]bool{from: true}
+	stack := []tiers.ID{from}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, dep := range w.objs[id].DependsOn {
+			if dep.ID == target {
+				return true
+			}
+			if !seen[dep.ID] {
+				seen[dep.ID] = true
+				stack = append(stack, dep.ID)
+			}
+		}
+	}
+	return false
+}
+
+// certainty decides whether nothing can still create d's missing CRDs, so
+// that the deadlock of id is certain without waiting. It returns the
+// reason either way: what makes it certain, or why the grace is needed.
+// Facts it lacks it asks for (w.wanted); until they come, it is not
+// certain. The table, in order:
+//   - a missing kind of unknown group or origin (no trigger in standup.yaml
+//     or the catalog): the grace;
+//   - an object of a trigger kind in a Kustomization's inventory: it was
+//     applied, so its operator may be about to create the CRD: the grace;
+//   - a Kustomization not Ready that neither is id nor waits on it: it may
+//     still apply a trigger object, so the grace (until it is Ready);
+//   - a trigger kind standup may not list, or whose list failed: the grace;
+//   - an object of a trigger kind exists: its operator may be about to
+//     create the CRD, so the grace;
+//   - every trigger kind's CRD absent or without objects, in facts gathered
+//     after the rest held: certain.
+func (w *Walker) certainty(id tiers.ID, st *nodeState, d *crds.Diagnosis) (certain bool, why string) {
+	var triggers []crds.Trigger
+	for _, t := range d.Missing {
+		if !t.GroupKnown {
+			return false, fmt.Sprintf("the API group of %s is unknown, so its origin is too", t.Kind)
+		}
+		var ts []crds.Trigger
+		if w.opts.Triggers != nil {
+			ts = w.opts.Triggers(t.GroupKind())
+		}
+		if len(ts) == 0 {
+			return false, fmt.Sprintf("the origin of %s is unknown: neither standup.yaml nor the built-in catalog names an operator that creates its CRD", t)
+		}
+		for _, tr := range ts {
+			if !slices.ContainsFunc(triggers, func(o crds.Trigger) bool { return o.Kind == tr.Kind }) {
+				triggers = append(triggers, tr)
+			}
+		}
+	}
+	for _, tr := range triggers {
+		if obj, by, ok := w.appliedTrigger(tr.Kind); ok {
+			return false, fmt.Sprintf("a %s object exists (%s, applied by Kustomization %s; trigger from %s): its operator may be about to create the CRD", tr.Kind, obj, by.NamespacedName(), tr.From)
+		}
+	}
+	if other, ok := w.unsettledBy(id); ok {
+		return false, fmt.Sprintf("Kustomization %s is not Ready and does not wait on %s: it may still apply a trigger object", other.NamespacedName(), id.NamespacedName())
+	}
+	var absent []string
+	missing := false
+	for _, tr := range triggers {
+		f, ok := w.facts[tr.Kind]
+		if !ok || f.asked < st.unsettled {
+			if at, asked := w.asked[tr.Kind]; !asked || at < st.unsettled {
+				w.wanted[tr.Kind] = struct{}{}
+			}
+			missing = true
+			continue
+		}
+		switch {
+		case f.Refused:
+			return false, fmt.Sprintf("forbidden: standup needs %q on %s to tell whether a %s object exists (docs/rbac.yaml)", "list", resourceOf(f), tr.Kind)
+		case f.Err != "":
+			return false, fmt.Sprintf("could not tell whether a %s object exists: %s", tr.Kind, f.Err)
+		case f.Object != "":
+			return false, fmt.Sprintf("a %s object exists (%s, trigger from %s): its operator may be about to create the CRD", tr.Kind, f.Object, tr.From)
+		case f.CRDAbsent:
+			absent = append(absent, fmt.Sprintf("the CRD of %s does not exist (trigger from %s)", tr.Kind, tr.From))
+		default:
+			absent = append(absent, fmt.Sprintf("no %s object exists (trigger from %s)", tr.Kind, tr.From))
+		}
+	}
+	if missing {
+		return false, "checking whether a trigger object exists"
+	}
+	return true, strings.Join(absent, "; ") + fmt.Sprintf(", and every Kustomization not Ready waits on %s", id.NamespacedName())
+}
+
+// appliedTrigger returns an object of kind gk that a Kustomization's
+// inventory lists, and that Kustomization: a trigger object known to exist
+// (or to have existed) with no read.
+func (w *Walker) appliedTrigger(gk schema.GroupKind) (string, tiers.ID, bool) {
+	suffix := "_" + gk.Group + "_" + gk.Kind
+	var found []flux.InventoryEntry
+	var by []tiers.ID
+	for id, obj := range w.objs {
+		for _, entry := range obj.Inventory {
+			if !strings.HasSuffix(entry, suffix) {
+				continue
+			}
+			if e, err := flux.ParseInventoryID(entry); err == nil && e.GroupKind() == gk {
+				found, by = append(found, e), append(by, id)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return "", tiers.ID{}, false
+	}
+	i := 0 // the same one every time: the first by Kustomization
+	for j := range by {
+		if by[j].Less(by[i]) {
+			i = j
+		}
+	}
+	name := found[i].Name
+	if found[i].Namespace != "" {
+		name = found[i].Namespace + "/" + name
+	}
+	return name, by[i], true
+}
+
+// unsettledBy returns a Kustomization, other than id, that is not Ready
+// and does not wait on id, if any.
+func (w *Walker) unsettledBy(id tiers.ID) (tiers.ID, bool) {
+	var found []tiers.ID
+	for other, obj := range w.objs {
+		if other != id && !w.readySelf(obj) && !w.waitsOn(other, id) {
+			found = append(found, other)
+		}
+	}
+	if len(found) == 0 {
+		return tiers.ID{}, false
+	}
+	return slices.MinFunc(found, func(a, b tiers.ID) int { return strings.Compare(a.String(), b.String()) }), true
+}
+
+func resourceOf(f TriggerFact) string {
+	if f.Resource != "" {
+		return f.Resource
+	}
+	return f.Kind.String()
+}

@@ -159,7 +159,7 @@ func BenchmarkRenderLargeConfigMap(b *testing.B) {
 // under clusters/c (applied by the flux-system Kustomization that builds
 // clusters/c), each building apps/kI of one ConfigMap. Kustomization kI
 // depends on k(I-1), a chain, and on k(I/2).
-func scaleRepo(b *testing.B, n int) string {
+func scaleRepo(b testing.TB, n int) string {
 	b.Helper()
 	dir := b.TempDir()
 	files := map[string]string{

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/provider"
 	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -43,6 +44,11 @@ type builder struct {
 	// parallel lets shared builds run side by side (see runKustomize): the
 	// walk sets it once it has made parallelAfter builds.
 	parallel atomic.Bool
+	// resources parses manifests as kustomize does, for listedBuild.
+	resources *resource.Factory
+	// kustomizeAlways turns listedBuild off, so that tests can hold it
+	// to kustomize's own build.
+	kustomizeAlways bool
 }
 
 // parallelAfter is the number of builds after which a render's builds run
@@ -57,7 +63,8 @@ func newBuilder(root string) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repository root %s: %w", root, err)
 	}
-	b := &builder{root: root, disk: newBoundedFS(secure), domain: strings.Split(root, string(filepath.Separator))}
+	b := &builder{root: root, disk: newBoundedFS(secure), domain: strings.Split(root, string(filepath.Separator)),
+		resources: provider.NewDefaultDepProvider().GetResourceFactory()}
 	if lim := b.checkIgnoreFiles(); lim != nil {
 		return nil, lim
 	}
@@ -104,6 +111,12 @@ func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, 
 	key := buildKey{dir: dir, kfile: kfile, data: string(data), addedOrigin: addedOrigin}
 	if res := b.last.get(key); res != nil {
 		return res, nil
+	}
+	if listed && addedOrigin {
+		if res, ok := b.listedBuild(v, dir, &kus, b.parallel.Load()); ok {
+			b.last.put(key, res)
+			return res, nil
+		}
 	}
 	mode := sharedBuild
 	switch {
@@ -185,12 +198,20 @@ func (b built) toYAML() ([]byte, error) {
 // collect turns a build result into manifests, mirroring the checks that
 // kustomize-controller makes on every resource, and sets SOPS documents aside.
 func (b *builder) collect(rs []*resource.Resource, v view, dir string, stripOrigin bool) (*buildResult, error) {
-	res := &buildResult{}
-	for _, r := range rs {
-		file := ""
+	return b.collectNamed(rs, func(_ int, r *resource.Resource) string {
 		if origin, err := r.GetOrigin(); err == nil && origin != nil {
-			file = originFile(v, dir, origin.Repo, origin.Path, origin.ConfiguredIn)
+			return originFile(v, dir, origin.Repo, origin.Path, origin.ConfiguredIn)
 		}
+		return ""
+	}, stripOrigin)
+}
+
+// collectNamed is collect with the file of each resource (the i-th of rs)
+// given by fileOf.
+func (b *builder) collectNamed(rs []*resource.Resource, fileOf func(i int, r *resource.Resource) string, stripOrigin bool) (*buildResult, error) {
+	res := &buildResult{}
+	for i, r := range rs {
+		file := fileOf(i, r)
 		if stripOrigin {
 			if err := r.SetOrigin(nil); err != nil {
 				return nil, fmt.Errorf("kustomize build failed: %w", err)

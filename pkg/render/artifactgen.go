@@ -47,6 +47,11 @@ func generateKustomization(fs filesys.FileSystem, ks map[string]any, dir string,
 
 // applySpec applies the spec of ks to the kustomization file data of dir.
 func applySpec(fs filesys.FileSystem, ks map[string]any, dir string, data []byte, created bool) ([]byte, error) {
+	if created && !setsAny(ks, specFields) {
+		// The generated file is already what the generator's round trip
+		// through the struct would print.
+		return data, nil
+	}
 	kus := kustypes.Kustomization{TypeMeta: kustypes.TypeMeta{APIVersion: kustypes.KustomizationVersion, Kind: kustypes.KustomizationKind}}
 	if err := yaml.Unmarshal(data, &kus); err != nil {
 		return nil, err
@@ -68,6 +73,22 @@ func applySpec(fs filesys.FileSystem, ks map[string]any, dir string, data []byte
 		return nil, err
 	}
 	return yaml.Marshal(kus)
+}
+
+// specFields are the fields of a Kustomization's spec that the generator
+// writes into the kustomization file.
+var specFields = []string{"targetNamespace", "namePrefix", "nameSuffix", "patches", "components",
+	"patchesStrategicMerge", "patchesJson6902", "images", "buildMetadata"}
+
+// setsAny reports whether the spec of ks holds any of fields.
+func setsAny(ks map[string]any, fields []string) bool {
+	spec, _ := ks["spec"].(map[string]any)
+	for _, f := range fields {
+		if _, ok := spec[f]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // applySpecLists appends the patches, components and images of ks to kus,

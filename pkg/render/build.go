@@ -102,20 +102,24 @@ func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, 
 		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
 	addedOrigin := !slices.Contains(kus.BuildMetadata, kustypes.OriginAnnotations)
-	if addedOrigin {
-		kus.BuildMetadata = append(kus.BuildMetadata, kustypes.OriginAnnotations)
-		if data, err = sigsyaml.Marshal(kus); err != nil {
-			return nil, fmt.Errorf("kustomization generation failed: %w", err)
-		}
-	}
+	// The key holds the file before the origin annotations are added:
+	// the file kustomize reads is a function of the two.
 	key := buildKey{dir: dir, kfile: kfile, data: string(data), addedOrigin: addedOrigin}
 	if res := b.last.get(key); res != nil {
 		return res, nil
+	}
+	if addedOrigin {
+		kus.BuildMetadata = append(kus.BuildMetadata, kustypes.OriginAnnotations)
 	}
 	if listed && addedOrigin {
 		if res, ok := b.listedBuild(v, dir, &kus, b.parallel.Load()); ok {
 			b.last.put(key, res)
 			return res, nil
+		}
+	}
+	if addedOrigin {
+		if data, err = sigsyaml.Marshal(kus); err != nil {
+			return nil, fmt.Errorf("kustomization generation failed: %w", err)
 		}
 	}
 	mode := sharedBuild

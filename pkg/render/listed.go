@@ -105,4 +105,3 @@ func onlyListed(kus *kustypes.Kustomization) bool {
 	rest.TypeMeta, rest.Resources, rest.BuildMetadata = kustypes.TypeMeta{}, nil, nil
 	return reflect.DeepEqual(rest, kustypes.Kustomization{})
 }
-

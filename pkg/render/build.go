@@ -43,6 +43,10 @@ type builder struct {
 	// parallel lets shared builds run side by side (see runKustomize): the
 	// walk sets it once it has made parallelAfter builds.
 	parallel atomic.Bool
+	// lines indexes, by checkout file, where its documents start
+	// (lines.go), once per render.
+	linesMu sync.Mutex
+	lines   map[string]*lineIndex
 }
 
 // parallelAfter is the number of builds after which a render's builds run
@@ -57,7 +61,7 @@ func newBuilder(root string) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repository root %s: %w", root, err)
 	}
-	b := &builder{root: root, disk: newBoundedFS(secure), domain: strings.Split(root, string(filepath.Separator))}
+	b := &builder{root: root, disk: newBoundedFS(secure), domain: strings.Split(root, string(filepath.Separator)), lines: map[string]*lineIndex{}}
 	if lim := b.checkIgnoreFiles(); lim != nil {
 		return nil, lim
 	}
@@ -187,9 +191,9 @@ func (b built) toYAML() ([]byte, error) {
 func (b *builder) collect(rs []*resource.Resource, v view, dir string, stripOrigin bool) (*buildResult, error) {
 	res := &buildResult{}
 	for _, r := range rs {
-		file := ""
+		file, line := "", 0
 		if origin, err := r.GetOrigin(); err == nil && origin != nil {
-			file = originFile(v, dir, origin.Repo, origin.Path, origin.ConfiguredIn)
+			file, line = b.placeOf(v, dir, origin, r)
 		}
 		if stripOrigin {
 			if err := r.SetOrigin(nil); err != nil {
@@ -209,30 +213,12 @@ func (b *builder) collect(rs []*resource.Resource, v view, dir string, stripOrig
 			continue
 		}
 		if _, encrypted := obj["sops"]; encrypted {
-			res.sops = append(res.sops, Manifest{Object: u, File: file})
+			res.sops = append(res.sops, Manifest{Object: u, File: file, Line: line})
 			continue
 		}
-		res.objects = append(res.objects, built{Manifest: Manifest{Object: u, File: file}, json: js})
+		res.objects = append(res.objects, built{Manifest: Manifest{Object: u, File: file, Line: line}, json: js})
 	}
 	return res, nil
-}
-
-// originFile converts kustomize's origin annotation, rooted at the build
-// directory, into a slash-separated path relative to the repository root.
-func originFile(v view, dir, repo, path, configuredIn string) string {
-	if repo != "" {
-		return repo + "//" + path
-	}
-	if path == "" {
-		path = configuredIn
-	}
-	if path == "" {
-		return ""
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
-	return v.name(path)
 }
 
 // rel returns path relative to the repository root, slash-separated.

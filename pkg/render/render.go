@@ -50,6 +50,10 @@ type Manifest struct {
 	// root and slash-separated; empty when kustomize records none (objects
 	// from generators record their kustomization file instead).
 	File string
+	// Line is the 1-based line of File where the object's document starts
+	// (for a generated object, its generator's entry); 0 when unknown: no
+	// file on disk behind it, or no document of File that matches it.
+	Line int
 }
 
 // Result is the offline view of a cluster: the Flux objects it would have and

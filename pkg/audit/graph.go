@@ -155,7 +155,7 @@ func (ix *index) nodeHazard(code Code, id tiers.ID, msg, fix string) Hazard {
 	}
 	if def, ok := ix.res.Definitions[id]; ok {
 		h.Object = objectOf(def.Object)
-		h.File = def.File
+		h.File, h.Line = def.File, def.Line
 	}
 	return h
 }

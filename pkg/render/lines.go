@@ -159,7 +159,7 @@ func identify(lines []string, first int) docStart {
 			d.namespace = scalar(value)
 		}
 	}
-	if d.kind == "" || d.name == "" {
+	if d.kind == "" || d.name == "" || strings.HasPrefix(d.name, "*") || strings.HasPrefix(d.kind, "*") {
 		var doc struct {
 			Kind     string `json:"kind"`
 			Metadata struct {
@@ -174,10 +174,15 @@ func identify(lines []string, first int) docStart {
 	return d
 }
 
-// scalar returns a plain or quoted one-line YAML value without its comment
-// and quotes.
+// scalar returns a plain or quoted one-line YAML value without its comment,
+// quotes, anchor and tag; an alias ("*name") is returned as it is, for
+// identify to decode the document.
 func scalar(value string) string {
 	v := strings.TrimSpace(value)
+	for len(v) > 0 && (v[0] == '&' || v[0] == '!') {
+		_, rest, _ := strings.Cut(v, " ")
+		v = strings.TrimSpace(rest)
+	}
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
 		if end := strings.IndexByte(v[1:], v[0]); end >= 0 {
 			return v[1 : end+1]

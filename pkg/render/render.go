@@ -61,6 +61,10 @@ type Manifest struct {
 type Result struct {
 	// RepoRoot is the absolute repository root used.
 	RepoRoot string
+	// GitRoot is the root of the git repository holding RepoRoot: the
+	// nearest directory at or above it with .git, RepoRoot itself when
+	// there is none. Code-scanning UIs name files from there.
+	GitRoot string
 	// Path is Options.Path relative to RepoRoot, slash-separated.
 	Path string
 	// Objects are the Flux objects discovered, sorted by ID (namespace,
@@ -146,6 +150,7 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 	for _, line := range loose {
 		res.Warnings = append(res.Warnings, line+" (kustomize)")
 	}
+	res.GitRoot = gitRoot(root)
 	sort.Strings(res.Warnings)
 	return res, nil
 }
@@ -215,6 +220,21 @@ func FindRepoRoot(dir string) (string, error) {
 				ErrNoRepoRoot, ConfigFile, abs)
 		}
 		current = parent
+	}
+}
+
+// gitRoot returns the nearest directory at or above root (absolute) that
+// holds .git, or root when none does.
+func gitRoot(root string) string {
+	for dir := root; ; {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return root
+		}
+		dir = parent
 	}
 }
 

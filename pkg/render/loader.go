@@ -149,7 +149,8 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 	for _, id := range seeds {
 		builds, err := l.buildsPath(id, path)
 		if err != nil {
-			return err
+			l.failAlone(id, err)
+			continue
 		}
 		if builds {
 			self = append(self, id)
@@ -163,9 +164,7 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 		}
 		seeds = self
 	}
-	if err := l.markLocal(seeds, len(self) > 0); err != nil {
-		return err
-	}
+	l.markLocal(seeds, len(self) > 0)
 	if len(self) == 0 {
 		l.queue = seeds
 		return nil
@@ -174,7 +173,10 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 		// Their substituteFrom objects can only come from Path's build,
 		// which is indexed already: build them now; they queue the rest.
 		if _, err := l.process(ctx, id, true); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			l.failAlone(id, err)
 		}
 	}
 	return nil
@@ -190,13 +192,13 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 // artifact pushed from this checkout) keeps them all. An ExternalArtifact
 // never stands for the checkout: the sources its generator copies from do,
 // when Path's build holds that generator.
-func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
+func (l *loader) markLocal(seeds []tiers.ID, anchored bool) {
 	sources := map[tiers.ID]bool{}
 	fromGit := false
 	for _, id := range seeds {
 		ks, err := l.kustomization(id)
 		if err != nil {
-			return err
+			continue // failed alone already, in seed
 		}
 		for _, src := range l.seedSources(flux.FromKustomization(ks).SourceRef) {
 			sources[src] = true
@@ -208,7 +210,6 @@ func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
 			l.local[src] = true
 		}
 	}
-	return nil
 }
 
 // sourceGitRepository is the source kind a git checkout stands for.
@@ -266,7 +267,11 @@ func (l *loader) drain(ctx context.Context) error {
 		l.prefetch()
 		done, err := l.process(ctx, id, force)
 		if err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			// Flux fails this Kustomization alone: so does the render.
+			done = l.failAlone(id, err)
 		}
 		force = false
 		if done {
@@ -370,6 +375,50 @@ func (l *loader) fail(id tiers.ID, lim *input.LimitError) (bool, error) {
 	l.entries[id].done = true
 	return true, nil
 }
+
+// failAlone records that the Kustomization id cannot be rendered for a
+// reason of its own, as kustomize-controller would fail it alone: it does
+// not decode, its spec.path is missing, its build or its postBuild
+// substitution fails. The file named is the malformed file when one is
+// found, else the file defining the Kustomization. It returns true: the
+// Kustomization is done with.
+func (l *loader) failAlone(id tiers.ID, err error) bool {
+	e := l.entries[id]
+	file := e.manifest.File
+	var malformed *MalformedError
+	if errors.As(err, &malformed) && malformed.File != "" {
+		file = malformed.File
+	}
+	// The failure names the Kustomization and its file already.
+	name := id.String() + ": "
+	l.failed = append(l.failed, BuildFailure{ID: id, File: file, Err: withoutPrefix(err, orUnknown(e.manifest.File)+": "+name, name)})
+	e.done = true
+	return true
+}
+
+// prefixedError is an error whose message drops the first of its prefixes
+// it starts with, which the caller says already (the Kustomization's name
+// and file); errors.Is and errors.As see the error underneath.
+type prefixedError struct {
+	err      error
+	prefixes []string
+}
+
+func withoutPrefix(err error, prefixes ...string) error {
+	return &prefixedError{err: err, prefixes: prefixes}
+}
+
+func (e *prefixedError) Error() string {
+	msg := e.err.Error()
+	for _, p := range e.prefixes {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			return rest
+		}
+	}
+	return msg
+}
+
+func (e *prefixedError) Unwrap() error { return e.err }
 
 // discover records the Flux objects among manifests, applied by parent (nil
 // for the build of Path), and returns the new Kustomizations, sorted.

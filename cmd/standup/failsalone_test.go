@@ -29,6 +29,7 @@ func TestOneKustomizationFailsAlone(t *testing.T) {
 		{fixture: "bool-label", failed: "flux-system/apps", file: "clusters/c/root.yaml", reason: "label and annotation values must be strings"},
 		{fixture: "bad-spec", failed: "flux-system/bad", file: "clusters/c/root.yaml", reason: "decode failed"},
 		{fixture: "postbuild-error", failed: "flux-system/apps", file: "clusters/c/root.yaml", reason: "'cluster-name' var name is invalid"},
+		{fixture: "self-postbuild", failed: "flux-system/flux-system", file: "clusters/c/flux-system.yaml", reason: "'cluster-name' var name is invalid"},
 		{fixture: "helmrelease-spec", failed: "HelmRelease/default/web", file: "apps/hr.yaml", reason: "spec.dependsOn[0]: name is empty", kinds: "ks,hr"},
 	}
 	for _, tt := range tests {

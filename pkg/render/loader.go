@@ -140,35 +140,44 @@ func (l *loader) run(ctx context.Context, path string) (*Result, error) {
 // are what those build: they are the only starting points, and the others are
 // dropped, to be found again, patched and substituted, in their build. The
 // sources of the starting points are the sources this checkout stands for.
+// When every one of those fails alone, the others are what is left to know:
+// they start from Path's build, as written there.
 func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string) error {
 	seeds := l.discover(root, nil)
 	if len(seeds) == 0 {
 		l.warn(fmt.Sprintf("path %s: no Flux Kustomization found", relPath))
 	}
 	var self []tiers.ID
+	undecodable := map[tiers.ID]error{}
 	for _, id := range seeds {
 		builds, err := l.buildsPath(id, path)
 		if err != nil {
-			l.failAlone(id, err)
+			undecodable[id] = err
 			continue
 		}
 		if builds {
 			self = append(self, id)
 		}
 	}
-	if len(self) > 0 {
-		for id, e := range l.entries {
-			if !slices.Contains(self, id) && e.appliedBy == nil {
-				delete(l.entries, id)
+	if len(self) == 0 {
+		for _, id := range seeds {
+			if err, ok := undecodable[id]; ok {
+				l.failAlone(id, err)
 			}
 		}
-		seeds = self
-	}
-	l.markLocal(seeds, len(self) > 0)
-	if len(self) == 0 {
+		l.markLocal(seeds, false)
 		l.queue = seeds
 		return nil
 	}
+	dropped := map[tiers.ID]*entry{}
+	for id, e := range l.entries {
+		if !slices.Contains(self, id) && e.appliedBy == nil {
+			dropped[id] = e
+			delete(l.entries, id)
+		}
+	}
+	l.markLocal(self, true)
+	failed := 0
 	for _, id := range self {
 		// Their substituteFrom objects can only come from Path's build,
 		// which is indexed already: build them now; they queue the rest.
@@ -177,9 +186,41 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 				return err
 			}
 			l.failAlone(id, err)
+			failed++
 		}
 	}
+	if failed == len(self) {
+		l.restore(dropped, self)
+	}
 	return nil
+}
+
+// restore starts from the objects of Path's build that the Kustomizations
+// building Path would have applied, had they not all failed: unpatched and
+// unsubstituted, they are still the best view of the rest.
+func (l *loader) restore(dropped map[tiers.ID]*entry, self []tiers.ID) {
+	var rest []tiers.ID
+	for id, e := range dropped {
+		if _, found := l.entries[id]; found {
+			continue
+		}
+		l.entries[id] = e
+		if e.kind == KindKustomization {
+			rest = append(rest, id)
+		}
+	}
+	if len(rest) == 0 {
+		return
+	}
+	sort.Slice(rest, func(i, j int) bool { return rest[i].Less(rest[j]) })
+	l.markLocal(rest, false)
+	l.queue = append(l.queue, rest...)
+	names := make([]string, len(self))
+	for i, id := range self {
+		names[i] = id.String()
+	}
+	l.warn(fmt.Sprintf("%s failed: the Kustomizations of the path are rendered as its files hold them, without the patches and substitutions it would apply",
+		strings.Join(names, ", ")))
 }
 
 // markLocal records the sources of the starting points as the sources this

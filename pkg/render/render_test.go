@@ -251,6 +251,12 @@ func TestLoadFailsAlone(t *testing.T) {
 		failed: ksID("flux-system", "apps"), file: "clusters/c/root.yaml",
 		reason: "Kustomization/flux-system/apps not rendered (clusters/c/root.yaml): post build failed for ConfigMap/default/apps (apps/cm.yaml): 'cluster-name' var name is invalid",
 	}, {
+		// The Kustomization building the path fails: the rest starts from
+		// the path's build, as its files hold it.
+		name:   "self-postbuild",
+		failed: ksID("flux-system", "flux-system"), file: "clusters/c/flux-system.yaml",
+		reason: "Kustomization/flux-system/flux-system not rendered: post build failed for Kustomization/flux-system/flux-system (clusters/c/flux-system.yaml): 'cluster-name' var name is invalid",
+	}, {
 		name:   "helmrelease-spec",
 		failed: hrID("default", "web"), file: "apps/hr.yaml", kinds: []string{KindKustomization, KindHelmRelease},
 		reason: "HelmRelease/default/web not rendered (apps/hr.yaml): decode failed: spec.dependsOn[0]: name is empty: the API server rejects it, so the apply of Kustomization/flux-system/apps fails",

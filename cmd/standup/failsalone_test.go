@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,11 +105,13 @@ func TestOneKustomizationFailsAlone(t *testing.T) {
 	}
 }
 
-// TestTiersDependsOnWhatAFailedKustomizationApplies: a dependsOn on a
+// TestDependsOnWhatAFailedKustomizationApplies: a dependsOn on a
 // Kustomization that one which failed alone would have applied dangles
 // offline, not in Flux: tiers prints the graph with it as external, says
-// so, and exits 1 for the failure, not 4 for the graph.
-func TestTiersDependsOnWhatAFailedKustomizationApplies(t *testing.T) {
+// so, and exits 1 for the failure, not 4 for the graph; audit's
+// DANGLING_DEPENDENCY is a warning that names the failed Kustomization,
+// beside its BUILD_FAILED error.
+func TestDependsOnWhatAFailedKustomizationApplies(t *testing.T) {
 	ks := func(name, path, dependsOn string) string {
 		deps := ""
 		if dependsOn != "" {
@@ -141,6 +144,21 @@ func TestTiersDependsOnWhatAFailedKustomizationApplies(t *testing.T) {
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+
+	doc, code := auditJSON(t, "--path", filepath.Join(root, "clusters", "c"), "-q")
+	got := hazardLines(doc.places())
+	want := []string{
+		"BUILD_FAILED error infra Kustomization/flux-system/infra",
+		"DANGLING_DEPENDENCY warning apps Kustomization/flux-system/apps",
+	}
+	if code != ExitFailure || !slices.Equal(got, want) {
+		t.Errorf("audit exit %d, places %q; want 1 and %q", code, got, want)
+	}
+	for _, h := range doc.places() {
+		if h.Code == "DANGLING_DEPENDENCY" && !strings.Contains(h.Message, "it may be among what Kustomization/flux-system/infra would apply") {
+			t.Errorf("message %q does not name the failed Kustomization", h.Message)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/api/resource"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -47,8 +48,11 @@ func (b *builder) placeOf(v view, dir string, origin *resource.Origin, r *resour
 	if ix == nil {
 		return file, 0
 	}
-	if generated {
+	switch {
+	case generated:
 		return file, ix.generatorLine(origin.ConfiguredBy.Kind, r.GetName())
+	case len(ix.docs) == 1:
+		return file, ix.docs[0].line // which object it is needs no asking
 	}
 	return file, ix.objectLine(r.GetKind(), r.GetNamespace(), r.GetName())
 }
@@ -65,18 +69,23 @@ func (b *builder) fileLines(disk string) *lineIndex {
 	})
 }
 
-// lineIndex is what one file says about where things start in it.
+// lineIndex is what one file says about where things start in it. Builds
+// running side by side share it.
 type lineIndex struct {
 	docs []docStart
 	// lines are the file's lines, kept for the kustomization files whose
 	// generators are looked up.
 	lines []string
+	// identified fills in the identity of every document, on the first
+	// question that needs it: a file of one document never does.
+	identified sync.Once
 }
 
 // docStart is one YAML document of a file: its first line that is not
-// blank, a comment or a separator, and the identity it declares.
+// blank, a comment or a separator, its lines, and the identity it declares.
 type docStart struct {
 	line                  int
+	from, to              int
 	kind, namespace, name string
 }
 
@@ -88,7 +97,7 @@ func indexLines(data []byte) *lineIndex {
 	start, first := 0, 0
 	flush := func(end int) {
 		if first > 0 {
-			ix.docs = append(ix.docs, identify(ix.lines[start:end], first))
+			ix.docs = append(ix.docs, docStart{line: first, from: start, to: end})
 		}
 	}
 	for i, line := range ix.lines {
@@ -117,12 +126,11 @@ func isBlankOrComment(line string) bool {
 	return t == "" || t[0] == '#'
 }
 
-// identify reads the kind, name and namespace of one document: from its
+// identify sets the kind, name and namespace of one document: from its
 // top-level "kind:" and the "name:" and "namespace:" of its block
 // "metadata:", as nearly every manifest writes them; a document written
 // otherwise (flow style, JSON) is decoded.
-func identify(lines []string, first int) docStart {
-	d := docStart{line: first}
+func identify(d *docStart, lines []string) {
 	inMeta, childIndent := false, -1
 	for _, line := range lines {
 		line = strings.TrimRight(line, "\r")
@@ -171,7 +179,6 @@ func identify(lines []string, first int) docStart {
 			d.kind, d.name, d.namespace = doc.Kind, doc.Metadata.Name, doc.Metadata.Namespace
 		}
 	}
-	return d
 }
 
 // scalar returns a plain or quoted one-line YAML value without its comment,
@@ -203,6 +210,11 @@ func (ix *lineIndex) objectLine(kind, namespace, name string) int {
 	if len(ix.docs) == 1 {
 		return ix.docs[0].line
 	}
+	ix.identified.Do(func() {
+		for i := range ix.docs {
+			identify(&ix.docs[i], ix.lines[ix.docs[i].from:ix.docs[i].to])
+		}
+	})
 	var sameKind []docStart
 	for _, d := range ix.docs {
 		if d.kind == kind {

@@ -141,9 +141,8 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 func (ix *index) buildFailed(f render.BuildFailure) Hazard {
 	h := ix.nodeHazard(CodeBuildFailed, f.ID, f.Error(),
 		fmt.Sprintf("fix the build of %s; the rest of the repository is audited without it", f.ID))
-	if f.File != "" && f.File != h.File {
-		// The refused file itself, as a whole.
-		h.File, h.Line = f.File, 0
+	if f.File != "" {
+		h.File, h.Line = f.File, f.Line
 	}
 	return h
 }

@@ -288,6 +288,32 @@ func (ix *lineIndex) generatorLine(generator, name string) int {
 	return section
 }
 
+// documentLine returns the first line of the index-th document (1-based,
+// counting every document between separators, as MalformedError does) of a
+// file relative to the repository root; 0 when it cannot be read.
+func (b *builder) documentLine(file string, index int) int {
+	data, err := b.disk.ReadFile(filepath.Join(b.root, filepath.FromSlash(file)))
+	if err != nil {
+		return 0
+	}
+	// A separator ends a document only when one began: the reader counts
+	// no empty document (two separators in a row, one first in the file).
+	doc, begun := 1, false
+	for i, line := range strings.Split(string(trimBOM(data)), "\n") {
+		if isSeparator(line) {
+			if begun {
+				doc, begun = doc+1, false
+			}
+			continue
+		}
+		if doc == index {
+			return i + 1
+		}
+		begun = true
+	}
+	return 0
+}
+
 // trimBOM drops a UTF-8 byte order mark, which would hide the first key.
 func trimBOM(data []byte) []byte {
 	return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))

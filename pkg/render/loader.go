@@ -425,14 +425,14 @@ func (l *loader) fail(id tiers.ID, lim *input.LimitError) (bool, error) {
 // Kustomization is done with.
 func (l *loader) failAlone(id tiers.ID, err error) bool {
 	e := l.entries[id]
-	file := e.manifest.File
+	file, line := e.manifest.File, e.manifest.Line
 	var malformed *MalformedError
 	if errors.As(err, &malformed) && malformed.File != "" {
-		file = malformed.File
+		file, line = malformed.File, l.b.documentLine(malformed.File, malformed.Index)
 	}
 	// The failure names the Kustomization and its file already.
 	name := id.String() + ": "
-	l.failed = append(l.failed, BuildFailure{ID: id, File: file, Err: withoutPrefix(err, orUnknown(e.manifest.File)+": "+name, name)})
+	l.failed = append(l.failed, BuildFailure{ID: id, File: file, Line: line, Err: withoutPrefix(err, orUnknown(e.manifest.File)+": "+name, name)})
 	e.done = true
 	return true
 }

@@ -118,6 +118,9 @@ type BuildFailure struct {
 	// File is the file at fault, relative to the repository root: the file
 	// refused or malformed, else the file defining the Kustomization.
 	File string
+	// Line is where in File: the malformed document, or the Kustomization's
+	// own; 0 for the whole file (one refused).
+	Line int
 	// Err says why.
 	Err error
 }

@@ -206,9 +206,11 @@ func TestLoadErrors(t *testing.T) {
 func TestLoadFailsAlone(t *testing.T) {
 	tests := []struct {
 		name string
-		// failed is the object that fails; file, the file its failure names.
+		// failed is the object that fails; file and line, the place its
+		// failure names.
 		failed tiers.ID
 		file   string
+		line   int
 		// reason is what the failure says, past its name.
 		reason   string
 		kinds    []string
@@ -217,16 +219,16 @@ func TestLoadFailsAlone(t *testing.T) {
 		malformedIndex int
 	}{{
 		name:   "missing-path",
-		failed: ksID("flux-system", "gone"), file: "clusters/c/root.yaml",
+		failed: ksID("flux-system", "gone"), file: "clusters/c/root.yaml", line: 1,
 		reason:   "Kustomization/flux-system/gone not rendered: kustomization path not found: ./does-not-exist (defined in clusters/c/root.yaml)",
 		notExist: true,
 	}, {
 		name:   "unset-var-path",
-		failed: ksID("flux-system", "web"), file: "apps/ks.yaml",
+		failed: ksID("flux-system", "web"), file: "apps/ks.yaml", line: 1,
 		reason: "Kustomization/flux-system/web not rendered: kustomization path not found: ./clusters/${CLUSTER_NAME}/web (defined in apps/ks.yaml): a variable in it is not defined; define it in the postBuild of Kustomization/flux-system/apps",
 	}, {
 		name:   "malformed",
-		failed: ksID("flux-system", "tier"), file: "tier/bad.yaml",
+		failed: ksID("flux-system", "tier"), file: "tier/bad.yaml", line: 8,
 		reason:         "Kustomization/flux-system/tier not rendered: tier/bad.yaml: document 3: ",
 		malformedIndex: 3,
 	}, {
@@ -254,7 +256,7 @@ func TestLoadFailsAlone(t *testing.T) {
 		// The Kustomization building the path fails: the rest starts from
 		// the path's build, as its files hold it.
 		name:   "self-postbuild",
-		failed: ksID("flux-system", "flux-system"), file: "clusters/c/flux-system.yaml",
+		failed: ksID("flux-system", "flux-system"), file: "clusters/c/flux-system.yaml", line: 4,
 		reason: "Kustomization/flux-system/flux-system not rendered: post build failed for Kustomization/flux-system/flux-system (clusters/c/flux-system.yaml): 'cluster-name' var name is invalid",
 	}, {
 		name:   "helmrelease-spec",
@@ -273,6 +275,9 @@ func TestLoadFailsAlone(t *testing.T) {
 			f := res.Failed[0]
 			if f.ID != tt.failed || f.File != tt.file || !strings.HasPrefix(f.Error(), tt.reason) {
 				t.Errorf("failure %s at %s:\n %q\nwant %s at %s:\n %q...", f.ID, f.File, f.Error(), tt.failed, tt.file, tt.reason)
+			}
+			if tt.line != 0 && f.Line != tt.line {
+				t.Errorf("failure at line %d, want %d", f.Line, tt.line)
 			}
 			if strings.Contains(f.Error(), "\n") {
 				t.Errorf("failure %q is not one line", f.Error())

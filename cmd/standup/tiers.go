@@ -61,7 +61,11 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 	}
 	// -n narrows the view, not the graph: NS's nodes keep their ancestors
 	// elsewhere, so their tiers are those of a cold start.
-	graph, err := tiers.Build(tiers.Scope(flux.Nodes(loaded.objs), g.Namespace), tiers.Options{AllowMissing: opts.AllowMissing})
+	// What a Kustomization that failed alone applies is unknown: a
+	// dependsOn on it dangles here, not in Flux. The rest is printed, with
+	// it as external, and the failure fails the run.
+	allowMissing := opts.AllowMissing || loaded.failed != nil
+	graph, err := tiers.Build(tiers.Scope(flux.Nodes(loaded.objs), g.Namespace), tiers.Options{AllowMissing: allowMissing})
 	if err := explainMissing(err, opts.Path, loaded); err != nil {
 		return err
 	}
@@ -69,8 +73,12 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 		for _, w := range loaded.warnings {
 			fmt.Fprintf(streams.Err, "warning: %s\n", w)
 		}
+		external := "treated as external"
+		if loaded.failed != nil {
+			external += "; it may be among what the Kustomizations not rendered apply"
+		}
 		for _, m := range graph.Missing() {
-			fmt.Fprintf(streams.Err, "warning: %s (treated as external)\n", m)
+			fmt.Fprintf(streams.Err, "warning: %s (%s)\n", m, external)
 		}
 	}
 	report := printer.NewTiersReport(loaded.source, graph, loaded.objs, loaded.warnings).Narrowed(g.Namespace)
@@ -100,13 +108,8 @@ func explainMissing(err error, path string, loaded tiersInput) error {
 	if files == "" {
 		files = "the checkout"
 	}
-	switch {
-	case path == "":
+	if path == "" {
 		return fmt.Errorf("%w; on a cold cluster the root Kustomization may not have created them yet: pass --allow-missing to print the tiers anyway", err)
-	case loaded.failed != nil:
-		// What the unrendered Kustomizations apply is missing too.
-		return fmt.Errorf("%w (dependsOn in %s); it may be among what these apply:\n%w", err, files, loaded.failed)
-	default:
-		return fmt.Errorf("%w (dependsOn in %s): fix the name, or pass --allow-missing to treat it as external", err, files)
 	}
+	return fmt.Errorf("%w (dependsOn in %s): fix the name, or pass --allow-missing to treat it as external", err, files)
 }

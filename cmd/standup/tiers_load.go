@@ -13,8 +13,8 @@ type tiersInput struct {
 	source   string
 	objs     []flux.Object
 	warnings []string
-	// failed lists the Kustomizations --path left unrendered because they
-	// read a file over a limit (nil when none did).
+	// failed lists the Kustomizations --path left unrendered, each failed
+	// alone (nil when none was).
 	failed error
 }
 

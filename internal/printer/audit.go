@@ -113,7 +113,7 @@ func writeFinding(b *strings.Builder, f audit.Finding, st Styles) {
 	for _, h := range f.Places {
 		line := h.Kustomization.String() + "  " + h.Object.String()
 		if h.File != "" {
-			line += "  " + st.Dim.Render(h.File)
+			line += "  " + st.Dim.Render(fileLine(h))
 		}
 		if h.Retry != "" {
 			line += "  " + st.Dim.Render("(retry after "+h.Retry+")")
@@ -171,4 +171,13 @@ func auditSummary(r *audit.Report, st Styles) string {
 	default:
 		return fmt.Sprintf("%s 0 errors, %s\n", st.OK.Render("✓"), scope)
 	}
+}
+
+// fileLine names a place's file as editors and terminals open it:
+// file:line, or the file alone when the line is unknown.
+func fileLine(h audit.Hazard) string {
+	if h.Line > 0 {
+		return fmt.Sprintf("%s:%d", h.File, h.Line)
+	}
+	return h.File
 }

@@ -2,8 +2,12 @@ package printer
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubestandup/standup/internal/sarifcheck"
 
 	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/tiers"
@@ -19,7 +23,7 @@ func auditReport() *audit.Report {
 			Message: string(code) + " message", Fix: string(code) + " fix"}
 	}
 	retry := hazard(audit.CodeMissingEdge, audit.SeverityWarning, "vms", "DataVolume", "e", "vms.yaml")
-	retry.Retry, retry.Message = "5m", "other MISSING_EDGE message"
+	retry.Retry, retry.Message, retry.Line = "5m", "other MISSING_EDGE message", 12
 	r := &audit.Report{
 		Path: "clusters/prod", Kustomizations: 3, Objects: 9,
 		Hazards: []audit.Hazard{
@@ -56,7 +60,7 @@ Warnings (2)
       DataVolume (2 objects in 1 Kustomization); the first: MISSING_EDGE message
       fix: MISSING_EDGE fix
       at Kustomization/flux-system/vms  DataVolume/d
-      at Kustomization/flux-system/vms  DataVolume/e  vms.yaml  (retry after 5m)
+      at Kustomization/flux-system/vms  DataVolume/e  vms.yaml:12  (retry after 5m)
 
   ! LITERAL_SUBSTITUTION_TOKEN  ConfigMap
       LITERAL_SUBSTITUTION_TOKEN message
@@ -119,31 +123,66 @@ func TestAuditJSONEmptyListsAndCounts(t *testing.T) {
 	}
 }
 
+// TestAuditSARIF: the SARIF log is valid SARIF 2.1.0 (the OASIS schema,
+// vendored) and fit for code scanning: one result per place, each at its
+// object's line in a file named from the git root (the repository root may
+// be a directory of it, and a file name may hold a space), with a
+// fingerprint of its own that neither the file nor the line changes.
 func TestAuditSARIF(t *testing.T) {
-	var b strings.Builder
-	if err := PrintAudit(&b, FormatSARIF, auditReport(), AuditOptions{ToolVersion: "v9"}); err != nil {
-		t.Fatal(err)
+	gitRoot := t.TempDir()
+	r := auditReport()
+	r.GitRoot, r.RepoRoot = gitRoot, filepath.Join(gitRoot, "examples", "home lab")
+	for i := range r.Hazards {
+		h := &r.Hazards[i]
+		if h.File == "" {
+			h.File = "clusters/prod/vms.yaml" // audit names the Kustomization's file then
+		}
+		h.Line = i + 2
+		file := filepath.Join(r.RepoRoot, filepath.FromSlash(h.File))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(strings.Repeat("x: 1\n", 10)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Hazards[5].Line = 0 // unknown: the top of the file
+	sarif := func(r *audit.Report) string {
+		t.Helper()
+		var b strings.Builder
+		if err := PrintAudit(&b, FormatSARIF, r, AuditOptions{ToolVersion: "v9"}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	out := sarif(r)
+	if err := sarifcheck.Validate([]byte(out)); err != nil {
+		t.Fatalf("not valid SARIF 2.1.0: %v\n%s", err, out)
+	}
+	n, err := sarifcheck.CodeScanning([]byte(out), gitRoot)
+	if err != nil {
+		t.Fatalf("not fit for code scanning: %v\n%s", err, out)
+	}
+	// SARIF keeps one result per place: code-scanning UIs annotate lines.
+	if n != len(r.Hazards) {
+		t.Fatalf("%d results, want one per place, %d", n, len(r.Hazards))
 	}
 	var log sarifLog
-	if err := json.Unmarshal([]byte(b.String()), &log); err != nil {
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
 		t.Fatal(err)
 	}
 	run := log.Runs[0]
 	if log.Version != "2.1.0" || run.Tool.Driver.Version != "v9" || len(run.Tool.Driver.Rules) != len(audit.Rules()) {
 		t.Fatalf("header: %+v", log)
 	}
-	// SARIF keeps one result per place: code-scanning UIs annotate lines.
-	if len(run.Results) != 6 {
-		t.Fatalf("%d results, want 6", len(run.Results))
-	}
 	for i, res := range run.Results {
-		h := auditReport().Hazards[i]
+		h := r.Hazards[i]
 		if res.RuleID != string(h.Code) || run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || res.Level != sarifLevel(h.Severity) {
 			t.Errorf("result %d: %+v", i, res)
 		}
-		if loc := res.Locations[0]; (loc.PhysicalLocation == nil) != (h.File == "") ||
-			(loc.PhysicalLocation != nil && loc.PhysicalLocation.ArtifactLocation.URI != h.File) {
-			t.Errorf("result %d: location %+v, want file %q", i, loc, h.File)
+		p := res.Locations[0].PhysicalLocation
+		if want := "examples/home%20lab/" + h.File; p.ArtifactLocation.URI != want || p.Region.StartLine != max(h.Line, 1) {
+			t.Errorf("result %d at %s:%d, want %s:%d", i, p.ArtifactLocation.URI, p.Region.StartLine, want, max(h.Line, 1))
 		}
 	}
 	if got := run.Results[5].Level; got != "note" {
@@ -151,6 +190,41 @@ func TestAuditSARIF(t *testing.T) {
 	}
 	if !strings.HasSuffix(run.Tool.Driver.Rules[0].HelpURI, "docs/audit.md#second_order_same_pass") {
 		t.Errorf("helpUri %s", run.Tool.Driver.Rules[0].HelpURI)
+	}
+	// Moving an object, in its file or to another, keeps its alert.
+	moved := auditReport()
+	moved.GitRoot, moved.RepoRoot = r.GitRoot, r.RepoRoot
+	for i := range moved.Hazards {
+		moved.Hazards[i].File, moved.Hazards[i].Line = "elsewhere.yaml", 40+i
+	}
+	var again sarifLog
+	if err := json.Unmarshal([]byte(sarif(moved)), &again); err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range again.Runs[0].Results {
+		if got, want := res.PartialFingerprints, run.Results[i].PartialFingerprints; got[SARIFFingerprint] != want[SARIFFingerprint] || got[SARIFFingerprint] == "" {
+			t.Errorf("result %d: fingerprint %v once moved, was %v", i, got, want)
+		}
+	}
+}
+
+// TestAuditSARIFWithoutAFile: a place no file records has no physical
+// location (audit names the Kustomization's file instead, so this is a
+// report audit never makes), and the log is still valid SARIF.
+func TestAuditSARIFWithoutAFile(t *testing.T) {
+	var b strings.Builder
+	if err := PrintAudit(&b, FormatSARIF, auditReport(), AuditOptions{ToolVersion: "v9"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sarifcheck.Validate([]byte(b.String())); err != nil {
+		t.Fatalf("not valid SARIF 2.1.0: %v", err)
+	}
+	var log sarifLog
+	if err := json.Unmarshal([]byte(b.String()), &log); err != nil {
+		t.Fatal(err)
+	}
+	if loc := log.Runs[0].Results[3].Locations[0]; loc.PhysicalLocation != nil || len(log.Runs[0].OriginalURIBaseIDs) != 0 {
+		t.Errorf("a place without a file at %+v, base ids %v", loc.PhysicalLocation, log.Runs[0].OriginalURIBaseIDs)
 	}
 }
 

@@ -26,6 +26,11 @@ type Options struct {
 type Report struct {
 	// Path is the directory audited, relative to the repository root.
 	Path string `json:"path"`
+	// RepoRoot is the absolute repository root that files are named from,
+	// and GitRoot the root of the git repository holding it
+	// (render.Result): SARIF names files from the git root.
+	RepoRoot string `json:"-"`
+	GitRoot  string `json:"-"`
 	// Kustomizations counts the Kustomizations rendered and audited.
 	Kustomizations int `json:"kustomizations"`
 	// Objects counts the objects they apply.
@@ -91,7 +96,7 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Path: res.Path, Kustomizations: len(ix.order), Kinds: []KindUse{}, Notes: slices.Clone(res.Warnings), Bootstrap: ix.boot.report()}
+	r := &Report{Path: res.Path, RepoRoot: res.RepoRoot, GitRoot: res.GitRoot, Kustomizations: len(ix.order), Kinds: []KindUse{}, Notes: slices.Clone(res.Warnings), Bootstrap: ix.boot.report()}
 	failed := map[tiers.ID]bool{}
 	for _, f := range res.Failed {
 		failed[f.ID] = true
@@ -116,6 +121,13 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 		hazards = append(hazards, found...)
 		hazards = append(hazards, ix.literalTokens(ks, manifests)...)
 	}
+	for i, h := range hazards {
+		if def, ok := ix.res.Definitions[h.Kustomization]; ok && h.File == "" {
+			// No file records the object (kustomize gave it no origin): the
+			// Kustomization applying it is the place to look.
+			hazards[i].File, hazards[i].Line = def.File, def.Line
+		}
+	}
 	slices.SortFunc(hazards, compareHazards)
 	r.Hazards = hazards
 	if r.Hazards == nil {
@@ -130,7 +142,7 @@ func (ix *index) buildFailed(f render.BuildFailure) Hazard {
 	h := ix.nodeHazard(CodeBuildFailed, f.ID, f.Error(),
 		fmt.Sprintf("fix the build of %s; the rest of the repository is audited without it", f.ID))
 	if f.File != "" {
-		h.File = f.File
+		h.File, h.Line = f.File, f.Line
 	}
 	return h
 }
@@ -223,10 +235,10 @@ func (ix *index) auditKinds(ks tiers.ID, manifests []render.Manifest, verdicts m
 		v := verdicts[gk]
 		counts[gk]++
 		if v.code != "" {
-			hazards = append(hazards, ix.kindHazard(*v, gk, placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}, opts))
+			hazards = append(hazards, ix.kindHazard(*v, gk, placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File, line: m.Line}, opts))
 		}
 		if isFlux(gk) && m.Object.GetNamespace() == "" {
-			hazards = append(hazards, namespaceHazard(placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File}))
+			hazards = append(hazards, namespaceHazard(placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File, line: m.Line}))
 		}
 	}
 	uses := make([]KindUse, 0, len(verdicts))

@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
@@ -141,6 +142,19 @@ func (ix *index) graphHazards() ([]Hazard, error) {
 }
 
 func (ix *index) danglingHazard(m tiers.MissingDependency) Hazard {
+	if len(ix.res.Failed) > 0 {
+		// What a Kustomization that failed alone applies is unknown: the
+		// dependency may well be there, once that build is fixed.
+		failed := make([]string, len(ix.res.Failed))
+		for i, f := range ix.res.Failed {
+			failed[i] = f.ID.String()
+		}
+		h := ix.nodeHazard(CodeDanglingDependency, m.Dependent,
+			fmt.Sprintf("%s; it may be among what %s would apply, which could not be rendered", m, strings.Join(failed, ", ")),
+			fmt.Sprintf("fix the build of %s first; if %s is still missing, add it to the repository or remove the dependsOn entry", strings.Join(failed, ", "), m.Missing))
+		h.Severity = SeverityWarning
+		return h
+	}
 	return ix.nodeHazard(CodeDanglingDependency, m.Dependent,
 		m.String()+"; it never becomes ready",
 		fmt.Sprintf("add %s to the repository, or remove the dependsOn entry", m.Missing))
@@ -155,7 +169,7 @@ func (ix *index) nodeHazard(code Code, id tiers.ID, msg, fix string) Hazard {
 	}
 	if def, ok := ix.res.Definitions[id]; ok {
 		h.Object = objectOf(def.Object)
-		h.File = def.File
+		h.File, h.Line = def.File, def.Line
 	}
 	return h
 }

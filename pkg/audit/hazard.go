@@ -147,6 +147,9 @@ type Hazard struct {
 	// File is the file Object was read from, relative to the repository
 	// root; empty when unknown.
 	File string `json:"file,omitempty"`
+	// Line is the 1-based line of File where Object's document starts (for
+	// a generated object, its generator's entry); 0 when unknown.
+	Line int `json:"line,omitempty"`
 	// Message says what is wrong, naming the objects involved.
 	Message string `json:"message"`
 	// Fix is a one-line repair.

@@ -27,6 +27,8 @@ type placed struct {
 	ks   tiers.ID
 	obj  Object
 	file string
+	// line is where the object's document starts in file; 0 when unknown.
+	line int
 	// cluster is where the object lands: its Kustomization's target
 	// cluster, or for a HelmRelease with spec.kubeConfig, the release's.
 	cluster string
@@ -215,7 +217,7 @@ func (ix *index) add(ks tiers.ID, m render.Manifest) objectKind {
 			return objectKind{gk: gk, stage: stage}
 		}
 	}
-	p := placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File, cluster: ix.cluster[ks], stage: stage}
+	p := placed{ks: ks, obj: ix.objectOf(m.Object), file: m.File, line: m.Line, cluster: ix.cluster[ks], stage: stage}
 	switch gk {
 	case GroupKind{Group: crdGroup, Kind: crdKind}:
 		group, _, _ := unstructured.NestedString(m.Object.Object, "spec", "group")

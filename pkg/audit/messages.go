@@ -12,7 +12,7 @@ const configFile = render.ConfigFile
 
 // kindHazard builds the finding v.code for one object p of kind gk.
 func (ix *index) kindHazard(v verdict, gk GroupKind, p placed, opts Options) Hazard {
-	h := Hazard{Code: v.code, Severity: v.severity, Kustomization: p.ks, Object: p.obj, File: p.file, Evidence: v.evidence}
+	h := Hazard{Code: v.code, Severity: v.severity, Kustomization: p.ks, Object: p.obj, File: p.file, Line: p.line, Evidence: v.evidence}
 	if o := v.via; o != nil {
 		provider := o.at.ks
 		h.Provider = &provider
@@ -124,7 +124,7 @@ func unknownKindFix(v verdict, gk GroupKind) string {
 
 // namespaceHazard reports a Flux object p rendered without a namespace.
 func namespaceHazard(p placed) Hazard {
-	return Hazard{Code: CodeNamespaceNotSpecified, Severity: SeverityError, Kustomization: p.ks, Object: p.obj, File: p.file,
+	return Hazard{Code: CodeNamespaceNotSpecified, Severity: SeverityError, Kustomization: p.ks, Object: p.obj, File: p.file, Line: p.line,
 		Message: fmt.Sprintf("%s applies %s without a namespace and sets no targetNamespace: kustomize-controller fails the whole apply (namespace not specified), so %s never becomes Ready, nor anything that depends on it",
 			p.ks, p.obj, p.ks),
 		Fix: fmt.Sprintf("set metadata.namespace on %s (in %s), or spec.targetNamespace on %s", p.obj, fileOrUnknown(p.file), p.ks)}

@@ -49,7 +49,7 @@ func (ix *index) literalTokens(ks tiers.ID, manifests []render.Manifest) []Hazar
 		list := strings.Join(tokens, ", ")
 		hazards = append(hazards, Hazard{
 			Code: CodeLiteralSubstitutionToken, Severity: SeverityWarning, Kustomization: ks,
-			Object: ix.objectOf(u), File: m.File,
+			Object: ix.objectOf(u), File: m.File, Line: m.Line,
 			Message: fmt.Sprintf("%s holds %s, but %s declares no postBuild: the text is applied literally", ix.objectOf(u), list, ks),
 			Fix: fmt.Sprintf("add postBuild.substitute or substituteFrom to %s, or label the object %s: disabled if the text is meant literally",
 				ks, substituteKey),

@@ -244,8 +244,9 @@ func TestGenerateKustomizationMatchesFlux(t *testing.T) {
 	}
 }
 
-// TestArtifactBuildErrors: what the artifact does not hold fails as it
-// does in kustomize-controller, which builds the extracted artifact alone.
+// TestArtifactBuildErrors: what the artifact does not hold fails the
+// Kustomization as it does in kustomize-controller, which builds the
+// extracted artifact alone; the rest of the checkout is rendered.
 func TestArtifactBuildErrors(t *testing.T) {
 	const generator = `apiVersion: source.extensions.fluxcd.io/v1beta1
 kind: ArtifactGenerator
@@ -264,9 +265,9 @@ spec: {interval: 10m, path: PATH, prune: true, sourceRef: {kind: ExternalArtifac
 		want       []string
 	}{
 		{"a path the artifact lacks", "./apps/production", []string{
-			"Kustomization/flux-system/apps: kustomization path not found: ./apps/production (defined in clusters/c/apps.yaml): ExternalArtifact/flux-system/apps holds no such directory"}},
+			"Kustomization/flux-system/apps not rendered: kustomization path not found: ./apps/production (defined in clusters/c/apps.yaml): ExternalArtifact/flux-system/apps holds no such directory"}},
 		{"a file outside the artifact", "./production", []string{
-			"Kustomization/flux-system/apps: kustomize build failed", "ExternalArtifact/flux-system/apps/base/podinfo", "not in ExternalArtifact/flux-system/apps"}},
+			"Kustomization/flux-system/apps not rendered (clusters/c/apps.yaml): kustomize build failed", "ExternalArtifact/flux-system/apps/base/podinfo", "not in ExternalArtifact/flux-system/apps"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,13 +279,16 @@ spec: {interval: 10m, path: PATH, prune: true, sourceRef: {kind: ExternalArtifac
 				"apps/production/kustomization.yaml": "resources: [../base/podinfo]\n",
 				"apps/base/podinfo/cm.yaml":          "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: podinfo, namespace: default}\n",
 			})
-			_, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters", "c")})
-			if err == nil {
-				t.Fatal("Load succeeded")
+			res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters", "c")})
+			if err != nil {
+				t.Fatalf("Load = %v; want the Kustomization to fail alone", err)
+			}
+			if len(res.Failed) != 1 || res.Failed[0].ID != ksID("flux-system", "apps") {
+				t.Fatalf("Failed = %v; want Kustomization/flux-system/apps", res.Failed)
 			}
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
+				if !strings.Contains(res.Failed[0].Error(), w) {
+					t.Errorf("failure %q does not contain %q", res.Failed[0], w)
 				}
 			}
 		})

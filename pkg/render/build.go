@@ -49,6 +49,10 @@ type builder struct {
 	// kustomizeAlways turns listedBuild off, so that tests can hold it
 	// to kustomize's own build.
 	kustomizeAlways bool
+	// lines indexes, by checkout file, where its documents start
+	// (lines.go), once per render.
+	linesMu sync.Mutex
+	lines   map[string]*lineIndex
 }
 
 // parallelAfter is the number of builds after which a render's builds run
@@ -64,7 +68,7 @@ func newBuilder(root string) (*builder, error) {
 		return nil, fmt.Errorf("repository root %s: %w", root, err)
 	}
 	b := &builder{root: root, disk: newBoundedFS(secure), domain: strings.Split(root, string(filepath.Separator)),
-		resources: provider.NewDefaultDepProvider().GetResourceFactory()}
+		resources: provider.NewDefaultDepProvider().GetResourceFactory(), lines: map[string]*lineIndex{}}
 	if lim := b.checkIgnoreFiles(); lim != nil {
 		return nil, lim
 	}
@@ -202,20 +206,20 @@ func (b built) toYAML() ([]byte, error) {
 // collect turns a build result into manifests, mirroring the checks that
 // kustomize-controller makes on every resource, and sets SOPS documents aside.
 func (b *builder) collect(rs []*resource.Resource, v view, dir string, stripOrigin bool) (*buildResult, error) {
-	return b.collectNamed(rs, func(_ int, r *resource.Resource) string {
+	return b.collectNamed(rs, func(_ int, r *resource.Resource) (string, int) {
 		if origin, err := r.GetOrigin(); err == nil && origin != nil {
-			return originFile(v, dir, origin.Repo, origin.Path, origin.ConfiguredIn)
+			return b.placeOf(v, dir, origin, r)
 		}
-		return ""
+		return "", 0
 	}, stripOrigin)
 }
 
-// collectNamed is collect with the file of each resource (the i-th of rs)
-// given by fileOf.
-func (b *builder) collectNamed(rs []*resource.Resource, fileOf func(i int, r *resource.Resource) string, stripOrigin bool) (*buildResult, error) {
+// collectNamed is collect with the file and line of each resource (the
+// i-th of rs) given by placeOf.
+func (b *builder) collectNamed(rs []*resource.Resource, placeOf func(i int, r *resource.Resource) (string, int), stripOrigin bool) (*buildResult, error) {
 	res := &buildResult{}
 	for i, r := range rs {
-		file := fileOf(i, r)
+		file, line := placeOf(i, r)
 		if stripOrigin {
 			if err := r.SetOrigin(nil); err != nil {
 				return nil, fmt.Errorf("kustomize build failed: %w", err)
@@ -234,30 +238,12 @@ func (b *builder) collectNamed(rs []*resource.Resource, fileOf func(i int, r *re
 			continue
 		}
 		if _, encrypted := obj["sops"]; encrypted {
-			res.sops = append(res.sops, Manifest{Object: u, File: file})
+			res.sops = append(res.sops, Manifest{Object: u, File: file, Line: line})
 			continue
 		}
-		res.objects = append(res.objects, built{Manifest: Manifest{Object: u, File: file}, json: js})
+		res.objects = append(res.objects, built{Manifest: Manifest{Object: u, File: file, Line: line}, json: js})
 	}
 	return res, nil
-}
-
-// originFile converts kustomize's origin annotation, rooted at the build
-// directory, into a slash-separated path relative to the repository root.
-func originFile(v view, dir, repo, path, configuredIn string) string {
-	if repo != "" {
-		return repo + "//" + path
-	}
-	if path == "" {
-		path = configuredIn
-	}
-	if path == "" {
-		return ""
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
-	return v.name(path)
 }
 
 // rel returns path relative to the repository root, slash-separated.

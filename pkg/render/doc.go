@@ -55,9 +55,15 @@
 //     note, because kustomize-controller does not default it and fails the
 //     apply with "namespace not specified".
 //
-// Anything malformed (a file, a document, a build) fails the whole Load with
-// an error that names the file, relative to the repository root, and the
-// 1-based document index where it can be known (*MalformedError).
+// Never the whole repository for one Kustomization: what kustomize-controller
+// would fail one Kustomization for fails that Kustomization alone
+// (Result.Failed, naming it, the file at fault and the reason, relative to
+// the repository root): a spec that does not decode, a spec.path its source
+// lacks, a malformed file (*MalformedError, with the 1-based document
+// index), a build kustomize refuses, a postBuild substitution Flux refuses.
+// The rest is rendered, and the Kustomization stays a node. Only what
+// concerns the whole input fails Load: Path or the root missing or
+// unreadable, the build of Path itself, a .sourceignore over a limit.
 //
 // Input is bounded (internal/input): every file kustomize, Flux's generator
 // or the loader reads is read through a file system that refuses what is not

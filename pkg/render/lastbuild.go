@@ -55,5 +55,5 @@ func (r *buildResult) deepCopy() *buildResult {
 }
 
 func (m Manifest) deepCopy() Manifest {
-	return Manifest{Object: m.Object.DeepCopy(), File: m.File}
+	return Manifest{Object: m.Object.DeepCopy(), File: m.File, Line: m.Line}
 }

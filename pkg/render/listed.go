@@ -70,23 +70,24 @@ func (b *builder) listedBuild(v view, dir string, kus *kustypes.Kustomization, p
 	}()
 	seen := idSet{}
 	var rs []*resource.Resource
-	var names []string
+	var paths []string
 	for _, f := range files {
 		parsed, err := b.resources.SliceFromBytes(f.data)
 		if err != nil || len(parsed) == 0 {
 			return nil, false
 		}
-		name := v.name(f.path)
 		for _, r := range parsed {
 			r.RemoveBuildAnnotations()
 			if !seen.add(r) {
 				return nil, false
 			}
 			rs = append(rs, r)
-			names = append(names, name)
+			paths = append(paths, f.path)
 		}
 	}
-	res, err := b.collectNamed(rs, func(i int, _ *resource.Resource) string { return names[i] }, false)
+	res, err := b.collectNamed(rs, func(i int, r *resource.Resource) (string, int) {
+		return b.placeOf(v, "", &resource.Origin{Path: paths[i]}, r)
+	}, false)
 	if err != nil {
 		// kustomize-controller's own checks failed: say it kustomize's way.
 		return nil, false

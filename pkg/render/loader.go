@@ -140,44 +140,87 @@ func (l *loader) run(ctx context.Context, path string) (*Result, error) {
 // are what those build: they are the only starting points, and the others are
 // dropped, to be found again, patched and substituted, in their build. The
 // sources of the starting points are the sources this checkout stands for.
+// When every one of those fails alone, the others are what is left to know:
+// they start from Path's build, as written there.
 func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string) error {
 	seeds := l.discover(root, nil)
 	if len(seeds) == 0 {
 		l.warn(fmt.Sprintf("path %s: no Flux Kustomization found", relPath))
 	}
 	var self []tiers.ID
+	undecodable := map[tiers.ID]error{}
 	for _, id := range seeds {
 		builds, err := l.buildsPath(id, path)
 		if err != nil {
-			return err
+			undecodable[id] = err
+			continue
 		}
 		if builds {
 			self = append(self, id)
 		}
 	}
-	if len(self) > 0 {
-		for id, e := range l.entries {
-			if !slices.Contains(self, id) && e.appliedBy == nil {
-				delete(l.entries, id)
+	if len(self) == 0 {
+		for _, id := range seeds {
+			if err, ok := undecodable[id]; ok {
+				l.failAlone(id, err)
 			}
 		}
-		seeds = self
-	}
-	if err := l.markLocal(seeds, len(self) > 0); err != nil {
-		return err
-	}
-	if len(self) == 0 {
+		l.markLocal(seeds, false)
 		l.queue = seeds
 		return nil
 	}
+	dropped := map[tiers.ID]*entry{}
+	for id, e := range l.entries {
+		if !slices.Contains(self, id) && e.appliedBy == nil {
+			dropped[id] = e
+			delete(l.entries, id)
+		}
+	}
+	l.markLocal(self, true)
+	failed := 0
 	for _, id := range self {
 		// Their substituteFrom objects can only come from Path's build,
 		// which is indexed already: build them now; they queue the rest.
 		if _, err := l.process(ctx, id, true); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			l.failAlone(id, err)
+			failed++
 		}
 	}
+	if failed == len(self) {
+		l.restore(dropped, self)
+	}
 	return nil
+}
+
+// restore starts from the objects of Path's build that the Kustomizations
+// building Path would have applied, had they not all failed: unpatched and
+// unsubstituted, they are still the best view of the rest.
+func (l *loader) restore(dropped map[tiers.ID]*entry, self []tiers.ID) {
+	var rest []tiers.ID
+	for id, e := range dropped {
+		if _, found := l.entries[id]; found {
+			continue
+		}
+		l.entries[id] = e
+		if e.kind == KindKustomization {
+			rest = append(rest, id)
+		}
+	}
+	if len(rest) == 0 {
+		return
+	}
+	sort.Slice(rest, func(i, j int) bool { return rest[i].Less(rest[j]) })
+	l.markLocal(rest, false)
+	l.queue = append(l.queue, rest...)
+	names := make([]string, len(self))
+	for i, id := range self {
+		names[i] = id.String()
+	}
+	l.warn(fmt.Sprintf("%s failed: the Kustomizations of the path are rendered as its files hold them, without the patches and substitutions it would apply",
+		strings.Join(names, ", ")))
 }
 
 // markLocal records the sources of the starting points as the sources this
@@ -190,13 +233,13 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 // artifact pushed from this checkout) keeps them all. An ExternalArtifact
 // never stands for the checkout: the sources its generator copies from do,
 // when Path's build holds that generator.
-func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
+func (l *loader) markLocal(seeds []tiers.ID, anchored bool) {
 	sources := map[tiers.ID]bool{}
 	fromGit := false
 	for _, id := range seeds {
 		ks, err := l.kustomization(id)
 		if err != nil {
-			return err
+			continue // failed alone already, in seed
 		}
 		for _, src := range l.seedSources(flux.FromKustomization(ks).SourceRef) {
 			sources[src] = true
@@ -208,7 +251,6 @@ func (l *loader) markLocal(seeds []tiers.ID, anchored bool) error {
 			l.local[src] = true
 		}
 	}
-	return nil
 }
 
 // sourceGitRepository is the source kind a git checkout stands for.
@@ -266,7 +308,11 @@ func (l *loader) drain(ctx context.Context) error {
 		l.prefetch()
 		done, err := l.process(ctx, id, force)
 		if err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			// Flux fails this Kustomization alone: so does the render.
+			done = l.failAlone(id, err)
 		}
 		force = false
 		if done {
@@ -370,6 +416,50 @@ func (l *loader) fail(id tiers.ID, lim *input.LimitError) (bool, error) {
 	l.entries[id].done = true
 	return true, nil
 }
+
+// failAlone records that the Kustomization id cannot be rendered for a
+// reason of its own, as kustomize-controller would fail it alone: it does
+// not decode, its spec.path is missing, its build or its postBuild
+// substitution fails. The file named is the malformed file when one is
+// found, else the file defining the Kustomization. It returns true: the
+// Kustomization is done with.
+func (l *loader) failAlone(id tiers.ID, err error) bool {
+	e := l.entries[id]
+	file, line := e.manifest.File, e.manifest.Line
+	var malformed *MalformedError
+	if errors.As(err, &malformed) && malformed.File != "" {
+		file, line = malformed.File, l.b.documentLine(malformed.File, malformed.Index)
+	}
+	// The failure names the Kustomization and its file already.
+	name := id.String() + ": "
+	l.failed = append(l.failed, BuildFailure{ID: id, File: file, Line: line, Err: withoutPrefix(err, orUnknown(e.manifest.File)+": "+name, name)})
+	e.done = true
+	return true
+}
+
+// prefixedError is an error whose message drops the first of its prefixes
+// it starts with, which the caller says already (the Kustomization's name
+// and file); errors.Is and errors.As see the error underneath.
+type prefixedError struct {
+	err      error
+	prefixes []string
+}
+
+func withoutPrefix(err error, prefixes ...string) error {
+	return &prefixedError{err: err, prefixes: prefixes}
+}
+
+func (e *prefixedError) Error() string {
+	msg := e.err.Error()
+	for _, p := range e.prefixes {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			return rest
+		}
+	}
+	return msg
+}
+
+func (e *prefixedError) Unwrap() error { return e.err }
 
 // discover records the Flux objects among manifests, applied by parent (nil
 // for the build of Path), and returns the new Kustomizations, sorted.

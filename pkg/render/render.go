@@ -50,6 +50,10 @@ type Manifest struct {
 	// root and slash-separated; empty when kustomize records none (objects
 	// from generators record their kustomization file instead).
 	File string
+	// Line is the 1-based line of File where the object's document starts
+	// (for a generated object, its generator's entry); 0 when unknown: no
+	// file on disk behind it, or no document of File that matches it.
+	Line int
 }
 
 // Result is the offline view of a cluster: the Flux objects it would have and
@@ -57,6 +61,10 @@ type Manifest struct {
 type Result struct {
 	// RepoRoot is the absolute repository root used.
 	RepoRoot string
+	// GitRoot is the root of the git repository holding RepoRoot: the
+	// nearest directory at or above it with .git, RepoRoot itself when
+	// there is none. Code-scanning UIs name files from there.
+	GitRoot string
 	// Path is Options.Path relative to RepoRoot, slash-separated.
 	Path string
 	// Objects are the Flux objects discovered, sorted by ID (namespace,
@@ -84,41 +92,58 @@ type Result struct {
 	// Warnings are the notes of an incomplete offline view (unresolved
 	// variables, SOPS documents skipped, foreign sources), sorted.
 	Warnings []string
-	// Failed lists the Kustomizations whose build read a file over a limit
-	// of bounded input, sorted by ID. They are among Objects but have no
-	// Rendered entry, and what they would apply (Kustomizations included)
-	// is missing from the result.
+	// Failed lists the Kustomizations that kustomize-controller would fail
+	// alone, sorted by ID (see BuildFailure). They are among Objects but
+	// have no Rendered entry, and what they would apply (Kustomizations
+	// included) is missing from the result.
 	Failed []BuildFailure
 }
 
-// BuildFailure is a Kustomization left unrendered because its build reads a
-// file over a limit of bounded input (see internal/input): not a regular
-// file, larger than 16 MiB, or YAML that explodes once its aliases are
-// expanded; or because the postBuild substitution of one of its objects
-// would exceed the bounds of Flux's envsubst. The rest of the repository is
-// rendered without it.
+// BuildFailure is a Kustomization left unrendered for a reason of its own,
+// which kustomize-controller would fail it for too while the rest of the
+// repository reconciles: it does not decode (a label that is not a
+// string, a spec of the wrong shape); its spec.path is not in its source;
+// its build fails (a malformed file, a Component listed as a resource) or
+// reads a file over a limit of bounded input (see internal/input: not a
+// regular file, larger than 16 MiB, YAML that explodes once its aliases
+// are expanded); its postBuild substitution fails or would exceed the
+// bounds of Flux's envsubst. With Options.Kinds holding HelmRelease, a
+// HelmRelease whose spec does not decode is one too (the API server
+// rejects it, failing the apply of the Kustomization applying it). The
+// rest of the repository is rendered without it. An object that does not
+// decode is a node of Objects with its ID alone.
 type BuildFailure struct {
-	// ID is the Kustomization.
+	// ID is the Kustomization (or the HelmRelease).
 	ID tiers.ID
-	// File is the file refused, relative to the repository root.
+	// File is the file at fault, relative to the repository root: the file
+	// refused or malformed, else the file defining the Kustomization.
 	File string
-	// Err says why, naming the file.
+	// Line is where in File: the malformed document, or the Kustomization's
+	// own; 0 for the whole file (one refused).
+	Line int
+	// Err says why.
 	Err error
 }
 
-// Error renders the failure as `Kind/namespace/name not rendered: file: reason`.
+// Error renders the failure on one line as `Kind/namespace/name not
+// rendered: reason`, naming the file when the reason does not.
 func (f BuildFailure) Error() string {
-	return fmt.Sprintf("%s not rendered: %v", f.ID, f.Err)
+	reason := strings.Join(strings.Fields(f.Err.Error()), " ")
+	if f.File != "" && !strings.Contains(reason, f.File) {
+		return fmt.Sprintf("%s not rendered (%s): %s", f.ID, f.File, reason)
+	}
+	return fmt.Sprintf("%s not rendered: %s", f.ID, reason)
 }
 
 // Load derives, from files only, the Flux objects a cluster would have:
 // it builds Path, then follows every Kustomization it finds the way
-// kustomize-controller would, recursively. Any malformed file, missing
-// spec.path or failed build fails the whole load, with one exception: a
-// Kustomization whose build reads a file over a limit of bounded input
-// (a named pipe, a file over 16 MiB, an alias bomb) fails alone, in
-// Result.Failed; when that file is read by the build of Path itself, or is
-// a .sourceignore, the whole load fails with an *input.LimitError.
+// kustomize-controller would, recursively. A Kustomization that Flux would
+// fail alone (it does not decode, its spec.path is missing, its build or
+// substitution fails) fails alone here too, in Result.Failed, and the rest
+// is rendered. Only what concerns the whole input fails the load: Path or
+// the repository root missing or unreadable, a build of Path itself that
+// fails (the file it names is a *MalformedError or an *input.LimitError),
+// a .sourceignore over a limit, a cancelled ctx.
 func Load(ctx context.Context, opts Options) (*Result, error) {
 	kinds, err := normalizeKinds(opts.Kinds)
 	if err != nil {
@@ -142,6 +167,10 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 	for _, line := range loose {
 		res.Warnings = append(res.Warnings, line+" (kustomize)")
 	}
+	for i := range res.Failed {
+		res.Failed[i].Err = &relativeError{err: res.Failed[i].Err, root: root + string(filepath.Separator)}
+	}
+	res.GitRoot = gitRoot(root)
 	sort.Strings(res.Warnings)
 	return res, nil
 }
@@ -211,6 +240,21 @@ func FindRepoRoot(dir string) (string, error) {
 				ErrNoRepoRoot, ConfigFile, abs)
 		}
 		current = parent
+	}
+}
+
+// gitRoot returns the nearest directory at or above root (absolute) that
+// holds .git, or root when none does.
+func gitRoot(root string) string {
+	for dir := root; ; {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return root
+		}
+		dir = parent
 	}
 }
 

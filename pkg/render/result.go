@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -22,26 +23,46 @@ func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
 		Remote:      l.remote,
 		Failed:      l.failed,
 	}
-	sort.Slice(res.Failed, func(i, j int) bool { return res.Failed[i].ID.Less(res.Failed[j].ID) })
+	failed := map[tiers.ID]bool{}
+	for _, f := range l.failed {
+		failed[f.ID] = true
+	}
 	for id, e := range l.entries {
 		if !l.kinds[e.kind] {
 			continue
 		}
 		obj, err := toObject(e.kind, e.manifest.Object)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", orUnknown(e.manifest.File), id, err)
+			// What can be told of it without its spec: a node, its file
+			// and who applies it.
+			obj = flux.Object{Node: tiers.Node{ID: id}}
+			if !failed[id] {
+				l.failUndecodable(id, e, err)
+			}
 		}
 		obj.File = e.manifest.File
 		obj.AppliedBy = e.appliedBy
 		res.Objects = append(res.Objects, obj)
 		res.Definitions[id] = e.manifest
 	}
+	res.Failed = l.failed
+	sort.Slice(res.Failed, func(i, j int) bool { return res.Failed[i].ID.Less(res.Failed[j].ID) })
 	sort.Slice(res.Objects, func(i, j int) bool { return res.Objects[i].ID.Less(res.Objects[j].ID) })
 	for w := range l.warnings {
 		res.Warnings = append(res.Warnings, w)
 	}
 	sort.Strings(res.Warnings)
 	return res, nil
+}
+
+// failUndecodable records a HelmRelease whose spec does not decode (a
+// dependsOn that is not a list of names). The API server rejects it, so the
+// apply of the Kustomization applying it fails: the failure names both.
+func (l *loader) failUndecodable(id tiers.ID, e *entry, err error) {
+	if e.appliedBy != nil {
+		err = fmt.Errorf("%w: the API server rejects it, so the apply of %s fails", err, *e.appliedBy)
+	}
+	l.failed = append(l.failed, BuildFailure{ID: id, File: e.manifest.File, Err: fmt.Errorf("decode failed: %w", err)})
 }
 
 // sortManifests orders manifests by kind, namespace, name and apiVersion.

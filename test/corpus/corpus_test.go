@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kubestandup/standup/internal/sarifcheck"
 )
 
 // corpusDir is ../shared/corpus from the project root; STANDUP_CORPUS
@@ -162,6 +164,7 @@ func TestCorpus(t *testing.T) {
 				path := filepath.Join(dir, e.dir, p)
 				checkTiers(t, bin, path, root)
 				checkAudit(t, bin, path, root, deadlocks[name])
+				checkSARIF(t, bin, path, root)
 			})
 		}
 	}
@@ -301,6 +304,27 @@ func checkAudit(t *testing.T, bin, path, root string, want []string) {
 	}
 	if wantCode := boolCode(len(errs) > 0 || doc.Summary.Failed > 0); code != wantCode {
 		t.Errorf("audit exit %d with %d errors, %d failed builds; want %d\nstderr: %s", code, len(errs), doc.Summary.Failed, wantCode, errOut)
+	}
+}
+
+// checkSARIF validates audit's SARIF against the SARIF 2.1.0 schema and
+// checks that code scanning can place every result: a line in a file of
+// the repository (the snapshots have no .git: the repository root is the
+// git root), and a fingerprint of its own.
+func checkSARIF(t *testing.T, bin, path, root string) {
+	out, errOut, _ := run(t, bin, "audit", "--path", path, "--repo-root", root, "-o", "sarif", "-q")
+	if err := sarifcheck.Validate([]byte(out)); err != nil {
+		t.Fatalf("audit -o sarif is not valid SARIF 2.1.0: %v\nstderr: %s", err, errOut)
+	}
+	abs, err := filepath.Abs(root)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sarifcheck.CodeScanning([]byte(out), abs); err != nil {
+		t.Errorf("audit -o sarif is not fit for code scanning: %v", err)
 	}
 }
 

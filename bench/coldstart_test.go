@@ -89,12 +89,12 @@ func graphScenario(b *testing.B, env benchEnv, s Scenario, g benchgraph.Graph) S
 		w := graphWorld(b)
 		for i := range contenders {
 			c := contenders[(i+run)%len(contenders)]
-			if slices.Contains(s.Contenders, c) {
+			if slices.Contains(s.Contenders, c) && env.takes(c) {
 				graphTurn(b, env, s.Name, run, c, w, g, &res)
 			}
 		}
 		w.Stop()
-		if slices.Contains(s.Contenders, FluxTuned) {
+		if slices.Contains(s.Contenders, FluxTuned) && env.takes(FluxTuned) {
 			w := graphWorld(b, tunedArgs...)
 			graphTurn(b, env, s.Name, run, FluxTuned, w, g, &res)
 			w.Stop()
@@ -123,6 +123,7 @@ func graphTurn(b *testing.B, env benchEnv, scenario string, run int, c string, w
 	if c == Standup {
 		boundOf(b, res, g, w, g.Namespace, out)
 	}
+	keepControllerLog(b, env, scenario, run, c, w)
 	if err := park(ctx, w, g.Namespace); err != nil {
 		b.Fatal(err)
 	}
@@ -261,6 +262,7 @@ func (d deadlockSetup) repaired(b *testing.B, env benchEnv, scenario string, run
 	record(b, env, scenario, run, Standup, out)
 	r.Results[Standup] = out.Measurement
 	boundOf(b, r, d.g, w, "", out)
+	keepControllerLog(b, env, scenario, run, Standup, w)
 }
 
 // deadlockWorld starts a world on kustomize-controller with args added to
@@ -325,6 +327,20 @@ func record(b *testing.B, env benchEnv, scenario string, run int, c string, out 
 	}
 	defer f.Close()
 	fmt.Fprintln(f, line)
+}
+
+// keepControllerLog writes the world's kustomize-controller log, as it
+// stands after contender c's turn, beside the contender's output in
+// BENCH_OUT: the reconcile durations the bounds are computed from.
+func keepControllerLog(b *testing.B, env benchEnv, scenario string, run int, c string, w *testenv.World) {
+	b.Helper()
+	if env.out == "" {
+		return
+	}
+	name := fmt.Sprintf("%s-%d-%s.controller.log", scenario, run, metricKeys[c])
+	if err := os.WriteFile(filepath.Join(env.out, name), []byte(w.Controller.Log()), 0o644); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // report prints the scenario's tables, writes them to BENCH_OUT, and

@@ -128,7 +128,7 @@ func (s Scenario) Met(r Ratio) (met, ok bool) {
 
 // Metrics returns the numbers for b.ReportMetric: each contender's median
 // seconds, each ratio's median, and standup's writes per Kustomization (on
-// average and on the busiest one), extra reads (see Requests.ExtraReads)
+// average and on the busiest one), extra reads (see Requests.ExtraReadsWithin)
 // and peak RSS (the worst run).
 func (s Scenario) Metrics() map[string]float64 {
 	out := map[string]float64{}
@@ -166,7 +166,7 @@ func (s Scenario) usage() usageStats {
 		u.most = append(u.most, float64(most))
 		_, patches := MostWrites(r.Standup.PatchesPerNode)
 		u.mostPatches = append(u.mostPatches, float64(patches))
-		u.extra = append(u.extra, float64(r.Standup.Requests.ExtraReads()))
+		u.extra = append(u.extra, float64(r.Standup.Requests.ExtraReadsWithin(r.Results[Standup].Elapsed)))
 		u.rss = append(u.rss, float64(r.Standup.MaxRSS)/(1<<20))
 		u.mutations = append(u.mutations, float64(r.Standup.Mutations))
 	}

@@ -46,6 +46,15 @@ type benchEnv struct {
 	// scale is BENCH_SCALE, DEPTHxWIDTHxSLOW: the scale scenario at another
 	// size, to try it out on a small graph; empty is the 15x20x10.
 	scale string
+	// only is BENCH_CONTENDERS, metric keys separated by commas (flux,
+	// tuned, script, standup): the generated scenarios run only those, for
+	// development; empty runs every contender.
+	only []string
+}
+
+// takes reports whether contender c takes its turns.
+func (env benchEnv) takes(c string) bool {
+	return len(env.only) == 0 || slices.Contains(env.only, metricKeys[c])
 }
 
 func newBenchEnv(b *testing.B) benchEnv {
@@ -57,6 +66,9 @@ func newBenchEnv(b *testing.B) benchEnv {
 		runs: envInt(b, "BENCH_RUNS", 3), graphCap: envDuration(b, "BENCH_CAP", 10*time.Minute),
 		deadlockCap: envDuration(b, "BENCH_DEADLOCK_CAP", 5*time.Minute), out: os.Getenv("BENCH_OUT"),
 		scale: os.Getenv("BENCH_SCALE"),
+	}
+	if v := os.Getenv("BENCH_CONTENDERS"); v != "" {
+		env.only = strings.Split(v, ",")
 	}
 	if _, err := env.scaleSize(); err != nil {
 		b.Fatal(err)
@@ -202,7 +214,7 @@ func seedDeadlock(ctx context.Context, w *testenv.World) error {
 // controller has added its finalizer to each, so that no start-up
 // reconcile is still queued when the clock starts.
 func waitTakenIn(ctx context.Context, w *testenv.World, ns string, want int) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	for {
 		list := &kustomizev1.KustomizationList{}

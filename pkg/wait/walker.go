@@ -130,6 +130,16 @@ type Walker struct {
 	unseen   map[tiers.ID]struct{} // Kustomizations a ready node's inventory names, not yet observed
 	queued   map[tiers.ID]struct{} // nodes ready to go but held by --max-inflight
 	exprs    exprCache
+	// unstarted holds the requests kustomize-controller has not been seen
+	// acting on yet, by the order they were first made (requests counts
+	// them): its work queue is first in, first out, so a request behind
+	// another unstarted one is waiting its turn, not lost (askAgain).
+	// queueMovedAt is the last Step at which the controller was seen taking
+	// one up (queueMoved: since the last Step).
+	unstarted    map[tiers.ID]uint64
+	requests     uint64
+	queueMoved   bool
+	queueMovedAt time.Time
 }
 
 // NewWalker starts a walk at now.
@@ -149,7 +159,7 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		crds: map[string]bool{}, crdGK: map[schema.GroupKind]bool{},
 		nodes: map[tiers.ID]*nodeState{}, dirty: true, bySource: map[tiers.ID]map[tiers.ID]struct{}{},
 		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
-		queued: map[tiers.ID]struct{}{}, exprs: exprCache{},
+		queued: map[tiers.ID]struct{}{}, exprs: exprCache{}, unstarted: map[tiers.ID]uint64{},
 	}
 }
 

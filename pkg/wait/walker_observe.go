@@ -28,6 +28,10 @@ func (w *Walker) ObserveKustomization(obj flux.Object) {
 		w.nodes[obj.ID] = st
 	} else if seen && statusChanged(old, obj) {
 		st.changed = true
+		if _, ok := w.unstarted[obj.ID]; ok {
+			delete(w.unstarted, obj.ID)
+			w.queueMoved = true
+		}
 	}
 	st.status = Classify(obj)
 	delete(w.unseen, obj.ID)
@@ -70,6 +74,7 @@ func (w *Walker) ForgetKustomization(id tiers.ID) {
 	delete(w.nodes, id)
 	delete(w.busy, id)
 	delete(w.queued, id)
+	delete(w.unstarted, id)
 	w.dirty = true
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kubestandup/standup/pkg/wait"
 )
 
 // Contenders, by the name the results table shows. The three bounds are
@@ -52,6 +54,8 @@ type StandupUsage struct {
 	Kustomizations                int
 	// Diagnosis is when standup diagnosed a deadlock (nil: it proved none).
 	Diagnosis *DiagnosisTiming
+	// Limit is what standup's summary said held the walk back.
+	Limit *wait.Limit
 }
 
 // Run is one run of a scenario: every contender from the same cold state.
@@ -239,6 +243,15 @@ func (s Scenario) writeUsage(b *strings.Builder) {
 		fmt.Fprintf(b, "standup's slowest run took %.1f s (goal ≤ %s: %s).\n", Summarize(xs).Max, s.StandupMax, yesNo(Summarize(xs).Max <= s.StandupMax.Seconds()))
 	}
 	fmt.Fprintf(b, "Requests of the last run, by verb: %s; in detail: %s.\n", last.Standup.Requests, last.Standup.Requests.Detail())
+	if l := last.Standup.Limit; l != nil {
+		fmt.Fprintf(b, "What standup's summary of the last run named as the limit: %s (critical path %.1f s, %d reconciles, %.1f s of work on %d workers seen: %.1f s; %d waited more than 1 s for a worker, %.1f s on average, %.1f s at most",
+			l.Kind, time.Duration(l.CriticalPath).Seconds(), l.Reconciles, time.Duration(l.Work).Seconds(), l.Workers, time.Duration(l.ThroughputBound).Seconds(),
+			l.Waited, time.Duration(l.MeanWait).Seconds(), time.Duration(l.MaxWait).Seconds())
+		if l.Concurrent > 0 {
+			fmt.Fprintf(b, "; --concurrent %d would save about %.1f s", l.Concurrent, time.Duration(l.Saving).Seconds())
+		}
+		b.WriteString(").\n")
+	}
 	s.writeDiagnoses(b)
 	if len(last.BoundPath) > 0 {
 		fmt.Fprintf(b, "Critical path of the last run: %s.\n", strings.Join(last.BoundPath, " → "))

@@ -35,6 +35,7 @@ func documentedTypes() map[string]reflect.Type {
 		"Missing kind": reflect.TypeFor[crds.MissingType](),
 		"Object":       reflect.TypeFor[crds.ObjectRef](),
 		"Summary":      reflect.TypeFor[wait.Summary](),
+		"Limit":        reflect.TypeFor[wait.Limit](),
 		"Plan step":    reflect.TypeFor[planRecord](),
 	}
 }

@@ -85,6 +85,12 @@ type nodeState struct {
 	changed    bool
 	askedAgain bool      // an unacknowledged request was repeated (AskAgainAfter)
 	wake       time.Time // when the node asked to be looked at again
+	// requestedAt, startedAt and readyAt time its first reconcile for
+	// AnalyzeLimit: standup's first request, the first Step after
+	// kustomize-controller was seen working on it (underWay), the Step
+	// that saw it Ready.
+	requestedAt, startedAt, readyAt time.Time
+	underWay                        bool
 	// last* are what the last event said, so an unchanged state is not re-emitted.
 	lastPhase   Phase
 	lastReason  string

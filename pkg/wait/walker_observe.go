@@ -3,6 +3,9 @@ package wait
 import (
 	"slices"
 
+	"github.com/fluxcd/pkg/apis/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubestandup/standup/pkg/flux"
@@ -28,6 +31,7 @@ func (w *Walker) ObserveKustomization(obj flux.Object) {
 		w.nodes[obj.ID] = st
 	} else if seen && statusChanged(old, obj) {
 		st.changed = true
+		st.underWay = st.underWay || (st.phase == PhaseReconciling && inProgress(obj))
 		if _, ok := w.unstarted[obj.ID]; ok {
 			delete(w.unstarted, obj.ID)
 			w.queueMoved = true
@@ -54,6 +58,12 @@ func statusChanged(old, obj flux.Object) bool {
 	return !sameCondition(old.Ready, obj.Ready) || !sameCondition(old.Stalled, obj.Stalled) ||
 		old.ObservedGeneration != obj.ObservedGeneration || old.LastHandledReconcileAt != obj.LastHandledReconcileAt ||
 		old.LastAppliedRevision != obj.LastAppliedRevision
+}
+
+// inProgress reports the status kustomize-controller writes when it takes a
+// reconcile up, before it fetches the source: Ready Unknown, Progressing.
+func inProgress(obj flux.Object) bool {
+	return obj.Ready != nil && obj.Ready.Status == string(metav1.ConditionUnknown) && obj.Ready.Reason == meta.ProgressingReason
 }
 
 func sameCondition(a, b *flux.Condition) bool {

@@ -19,6 +19,9 @@ func (w *Walker) request(now time.Time, id tiers.ID, st *nodeState, unsuspend bo
 	}
 	st.token = token
 	st.quietSince, st.changed = now, false
+	if st.requestedAt.IsZero() {
+		st.requestedAt = now
+	}
 	if _, asked := w.unstarted[id]; !asked {
 		// A request asked again keeps its place: it is still ahead of
 		// those made after it, and the controller takes both up in turn.
@@ -36,6 +39,9 @@ func requestMessage(unsuspend bool) string {
 }
 
 func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+	if st.underWay && st.startedAt.IsZero() {
+		st.startedAt = now
+	}
 	if now.After(st.deadline) {
 		st.timedOut = true
 		w.set(now, id, st, PhaseFailed, "Timeout", fmt.Sprintf("not ready within %s: %s", w.timeout(obj), st.message))
@@ -45,6 +51,9 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 		return w.askAgain(now, id, obj, st, "kustomize-controller has not acknowledged the request")
 	}
 	if w.readySelf(obj) {
+		if st.readyAt.IsZero() {
+			st.readyAt = now
+		}
 		w.set(now, id, st, PhaseCRDs, "Ready", readyMessage(obj))
 		return nil, w.stepCRDs(now, id, obj, st)
 	}

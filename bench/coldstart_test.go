@@ -57,7 +57,7 @@ func BenchmarkColdstart(b *testing.B) {
 		s := Scenario{
 			Name: "scale", Title: fmt.Sprintf("%d × %d, fan-in %d, %d slow nodes of %d–%d s, one ConfigMap each otherwise (benchgraph.Scale(1), spec seed %d)",
 				g.Spec.Depth, g.Spec.Width, g.Spec.FanIn, g.Spec.Slow, g.Spec.MinSeconds, g.Spec.MaxSeconds, g.Spec.Seed),
-			Cap: env.graphCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound, Throughput, LargerBound},
+			Cap: env.scaleCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound, Throughput, LargerBound},
 			Ratios: []Ratio{{Num: Standup, Den: LargerBound, Op: "≤", Target: 1.05}, {Num: Standup, Den: Bound}, {Num: Standup, Den: Throughput},
 				{Num: FluxAlone, Den: Standup, Op: "≥", Target: 1.8}, {Num: FluxTuned, Den: Standup, Op: "≥", Target: 1.4},
 				{Num: TierScript, Den: Standup}},
@@ -113,7 +113,7 @@ func graphTurn(b *testing.B, env benchEnv, scenario string, run int, c string, w
 	if err := seedGraph(ctx, w, g, b.TempDir()); err != nil {
 		b.Fatal(err)
 	}
-	t := target{w: w, ns: g.Namespace, want: len(g.Nodes), cap: env.graphCap}
+	t := target{w: w, ns: g.Namespace, want: len(g.Nodes), cap: env.capOf(scenario)}
 	out, err := runGraphContender(ctx, b, env, t, c)
 	if err != nil {
 		b.Fatalf("%s run %d, %s: %v", scenario, run, c, err)

@@ -38,9 +38,10 @@ type benchEnv struct {
 	// runs is BENCH_RUNS (default 3); deadlockRuns is BENCH_DEADLOCK_RUNS
 	// (default runs).
 	runs, deadlockRuns int
-	// graphCap (BENCH_CAP, default 10m) and deadlockCap (BENCH_DEADLOCK_CAP,
-	// default 5m) end a contender that has not converged.
-	graphCap, deadlockCap time.Duration
+	// graphCap (BENCH_CAP, default 10m), deadlockCap (BENCH_DEADLOCK_CAP,
+	// default 5m) and scaleCap (BENCH_SCALE_CAP, default 30m) end a
+	// contender that has not converged.
+	graphCap, deadlockCap, scaleCap time.Duration
 	// out is BENCH_OUT: a directory for the result tables, or empty.
 	out string
 	// scale is BENCH_SCALE, DEPTHxWIDTHxSLOW: the scale scenario at another
@@ -64,7 +65,8 @@ func newBenchEnv(b *testing.B) benchEnv {
 	}
 	env := benchEnv{
 		runs: envInt(b, "BENCH_RUNS", 3), graphCap: envDuration(b, "BENCH_CAP", 10*time.Minute),
-		deadlockCap: envDuration(b, "BENCH_DEADLOCK_CAP", 5*time.Minute), out: os.Getenv("BENCH_OUT"),
+		deadlockCap: envDuration(b, "BENCH_DEADLOCK_CAP", 5*time.Minute), scaleCap: envDuration(b, "BENCH_SCALE_CAP", 30*time.Minute),
+		out: os.Getenv("BENCH_OUT"),
 		scale: os.Getenv("BENCH_SCALE"),
 	}
 	if v := os.Getenv("BENCH_CONTENDERS"); v != "" {
@@ -90,6 +92,14 @@ func newBenchEnv(b *testing.B) benchEnv {
 		}
 	}
 	return env
+}
+
+// capOf is the cap of a generated scenario's contenders.
+func (env benchEnv) capOf(scenario string) time.Duration {
+	if scenario == "scale" {
+		return env.scaleCap
+	}
+	return env.graphCap
 }
 
 // scaleSize reads BENCH_SCALE: depth, width and slow nodes, or nil.

@@ -73,9 +73,9 @@ func limitLine(l *wait.Limit) string {
 			l.Waited, l.Reconciles, secs(l.MeanWait), secs(l.MaxWait))
 	}
 	if l.Kind == wait.LimitWorkers {
-		return fmt.Sprintf("limit: kustomize-controller's worker pool. %d reconciles took %s of work on %d workers (%s at least), "+
+		return fmt.Sprintf("limit: kustomize-controller's worker pool. %d reconciles took %s of work on %s (%s at least), "+
 			"more than the longest dependency chain (%s); %s. --concurrent %d could save about %s, if the controller has the CPU for it.",
-			l.Reconciles, secs(l.Work), l.Workers, secs(l.ThroughputBound), secs(l.CriticalPath), waited, l.Concurrent, secs(l.Saving))
+			l.Reconciles, secs(l.Work), plural(l.Workers, "worker"), secs(l.ThroughputBound), secs(l.CriticalPath), waited, l.Concurrent, secs(l.Saving))
 	}
 	line := fmt.Sprintf("limit: the dependency chain %s (%s, %s of reconciles); the worker pool needed %s (%s), so a higher --concurrent would not help",
 		chainText(l.Chain), plural(len(l.Chain), "Kustomization"), secs(l.CriticalPath), secs(l.ThroughputBound), plural(l.Workers, "worker"))

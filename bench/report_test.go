@@ -206,8 +206,8 @@ func scaleScenario(runs ...Run) Scenario {
 	return Scenario{
 		Name: "scale", Title: "15 × 20", Cap: 10 * time.Minute,
 		Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound, Throughput, LargerBound},
-		Ratios: []Ratio{{Num: Standup, Den: LargerBound, Op: "≤", Target: 1.05}, {Num: FluxTuned, Den: Standup, Op: "≥", Target: 1.4}},
-		MaxRSSMiB: 150, Runs: runs,
+		Ratios:     []Ratio{{Num: Standup, Den: LargerBound, Op: "≤", Target: 1.05}, {Num: FluxTuned, Den: Standup, Op: "≥", Target: 1.4}},
+		MaxRSSMiB:  150, Runs: runs,
 	}
 }
 

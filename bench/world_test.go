@@ -66,7 +66,7 @@ func newBenchEnv(b *testing.B) benchEnv {
 	env := benchEnv{
 		runs: envInt(b, "BENCH_RUNS", 3), graphCap: envDuration(b, "BENCH_CAP", 10*time.Minute),
 		deadlockCap: envDuration(b, "BENCH_DEADLOCK_CAP", 5*time.Minute), scaleCap: envDuration(b, "BENCH_SCALE_CAP", 30*time.Minute),
-		out: os.Getenv("BENCH_OUT"),
+		out:   os.Getenv("BENCH_OUT"),
 		scale: os.Getenv("BENCH_SCALE"),
 	}
 	if v := os.Getenv("BENCH_CONTENDERS"); v != "" {

@@ -1,5 +1,5 @@
 # The two commands README.md promises: `make run` and `make test`.
-.PHONY: run test unit testenv fuzz demo bench build install release-check release-snapshot man
+.PHONY: run test unit testenv fuzz demo bench bench-record build install release-check release-snapshot man
 
 # The version stamped into the binary: the nearest tag, else the commit, with
 # -dirty for uncommitted changes. Without git it is empty and the binary
@@ -28,6 +28,15 @@ fuzz:
 
 demo:
 	bash scripts/demo.sh
+
+# The cold-start benchmarks (docs/benchmarks.md): one run per scenario, for
+# development; bench-record regenerates the page's tables (full mode, in the
+# background, its log and tables in a directory it names).
+bench:
+	bash scripts/bench-coldstart.sh quick
+
+bench-record:
+	bash scripts/bench-coldstart.sh full --write-doc --background
 
 # ./bin/standup, reporting $(VERSION).
 build:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,18 +16,20 @@ import (
 	"github.com/kubestandup/standup/pkg/render"
 )
 
-// BenchmarkColdstart is issue 7's side-by-side cold start: for each
-// scenario, BENCH_RUNS runs, and in each run every contender from the same
-// cold state on the real kustomize-controller with its default flags. It
-// prints one Markdown table per scenario (and writes it to BENCH_OUT) and
-// reports the medians as metrics. Run it with scripts/bench-coldstart.sh.
+// BenchmarkColdstart is issues 7 and 18's side-by-side cold start: for
+// each scenario, BENCH_RUNS runs, and in each run every contender from the
+// same cold state on the real kustomize-controller with its default flags
+// (Flux tuned: --requeue-dependency=5s, in a world of its own). It prints
+// one Markdown table per scenario (and writes it to BENCH_OUT) and reports
+// the medians as metrics. Run it with scripts/bench-coldstart.sh.
 func BenchmarkColdstart(b *testing.B) {
 	env := newBenchEnv(b)
 	b.Run("uniform", func(b *testing.B) {
 		s := Scenario{
 			Name: "uniform", Title: "5 × 2 lattice, each node on both nodes of the tier above, no durations (benchgraph.Uniform)",
-			Cap: env.graphCap, Contenders: []string{FluxAlone, TierScript, Standup, Bound},
-			Ratios: []Ratio{{Num: Standup, Den: Bound}, {Num: FluxAlone, Den: Standup, Op: "≥", Target: 10}, {Num: TierScript, Den: Standup, Op: "≥", Target: 1}},
+			Cap: env.graphCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound},
+			Ratios: []Ratio{{Num: Standup, Den: Bound}, {Num: FluxAlone, Den: Standup, Op: "≥", Target: 10},
+				{Num: FluxTuned, Den: Standup, Op: "≥", Target: 5}, {Num: TierScript, Den: Standup, Op: "≥", Target: 1}},
 		}
 		report(b, env, graphScenario(b, env, s, benchgraph.Uniform()))
 	})
@@ -34,58 +37,101 @@ func BenchmarkColdstart(b *testing.B) {
 		g := benchgraph.Uneven(1)
 		s := Scenario{
 			Name: "uneven", Title: fmt.Sprintf("6 × 3, seeded durations of 1–10 s, the slowest path crosses tiers (benchgraph.Uneven(1), spec seed %d)", g.Spec.Seed),
-			Cap: env.graphCap, Contenders: []string{FluxAlone, TierScript, Standup, Bound},
-			Ratios: []Ratio{{Num: Standup, Den: Bound, Op: "≤", Target: 1.15}, {Num: FluxAlone, Den: Standup}, {Num: TierScript, Den: Standup, Op: "≥", Target: 1.3}},
+			Cap: env.graphCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound},
+			Ratios: []Ratio{{Num: Standup, Den: Bound, Op: "≤", Target: 1.15}, {Num: FluxAlone, Den: Standup},
+				{Num: FluxTuned, Den: Standup, Op: "≥", Target: 1.2}, {Num: TierScript, Den: Standup, Op: "≥", Target: 1.3}},
 		}
 		report(b, env, graphScenario(b, env, s, g))
 	})
 	b.Run("deadlock", func(b *testing.B) {
 		s := Scenario{
 			Name: "deadlock", Title: "examples/homelab-deadlock with the simulated cdi-operator, a fresh world per contender",
-			Cap: env.deadlockCap, Contenders: []string{FluxAlone, TierScript, ScriptCRDs, Standup, Bound}, StandupMax: time.Minute,
-			Ratios: []Ratio{{Num: Standup, Den: Bound}, {Num: FluxAlone, Den: Standup}, {Num: TierScript, Den: Standup}, {Num: ScriptCRDs, Den: Standup}},
+			Cap: env.deadlockCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, ScriptCRDs, Standup, Bound}, StandupMax: time.Minute,
+			Ratios: []Ratio{{Num: Standup, Den: Bound}, {Num: FluxAlone, Den: Standup}, {Num: FluxTuned, Den: Standup},
+				{Num: TierScript, Den: Standup}, {Num: ScriptCRDs, Den: Standup}},
 		}
 		report(b, env, deadlockScenario(b, env, s))
 	})
+	b.Run("scale", func(b *testing.B) {
+		g := env.scaleGraph()
+		s := Scenario{
+			Name: "scale", Title: fmt.Sprintf("%d × %d, fan-in %d, %d slow nodes of %d–%d s, one ConfigMap each otherwise (benchgraph.Scale(1), spec seed %d)",
+				g.Spec.Depth, g.Spec.Width, g.Spec.FanIn, g.Spec.Slow, g.Spec.MinSeconds, g.Spec.MaxSeconds, g.Spec.Seed),
+			Cap: env.scaleCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound, Throughput, LargerBound},
+			Ratios: []Ratio{{Num: Standup, Den: LargerBound, Op: "≤", Target: 1.05}, {Num: Standup, Den: Bound}, {Num: Standup, Den: Throughput},
+				{Num: FluxAlone, Den: Standup, Op: "≥", Target: 1.8}, {Num: FluxTuned, Den: Standup, Op: "≥", Target: 1.4},
+				{Num: TierScript, Den: Standup}},
+			MaxRSSMiB: 150,
+		}
+		report(b, env, graphScenario(b, env, s, g))
+	})
 }
 
-// graphScenario runs a generated graph: one world per run, a fresh
-// namespace per contender (nothing cluster-scoped leaks between them: the
-// Delay CRD is shared and never changes), contenders in an order that
-// rotates from run to run.
+// tunedArgs is Flux tuned: the flag Flux's maintainers point to for slow
+// dependency chains (fluxcd/flux2#4808).
+var tunedArgs = []string{"--requeue-dependency=5s"}
+
+// controllerWorkers is kustomize-controller's default --concurrent, which
+// every world but Flux tuned's runs with, and the throughput bound divides by.
+const controllerWorkers = 4
+
+// graphScenario runs a generated graph. Each run has one world on the
+// default flags, where Flux alone, the tier script and standup each get a
+// fresh namespace (nothing cluster-scoped leaks between them: the Delay CRD
+// is shared and never changes), in an order that rotates from run to run;
+// then a world of its own for Flux tuned. A contender's Kustomizations are
+// suspended once it is measured, so that their next interval never runs
+// during another contender's turn.
 func graphScenario(b *testing.B, env benchEnv, s Scenario, g benchgraph.Graph) Scenario {
-	ctx := context.Background()
 	contenders := []string{FluxAlone, TierScript, Standup}
 	for run := range env.runs {
-		w := graphWorld(b)
 		res := Run{Results: map[string]Measurement{}}
+		w := graphWorld(b)
 		for i := range contenders {
 			c := contenders[(i+run)%len(contenders)]
-			gc := g
-			gc.Namespace = fmt.Sprintf("%s-%d-%s", s.Name, run, metricKeys[c])
-			if err := seedGraph(ctx, w, gc, b.TempDir()); err != nil {
-				b.Fatal(err)
-			}
-			t := target{w: w, ns: gc.Namespace, want: len(g.Nodes), cap: env.graphCap}
-			out, err := runGraphContender(ctx, b, env, t, c)
-			if err != nil {
-				b.Fatalf("%s run %d, %s: %v", s.Name, run, c, err)
-			}
-			record(b, env, s.Name, run, c, out)
-			res.Results[c] = out.Measurement
-			if c == Standup {
-				boundOf(b, &res, gc, w, gc.Namespace, out)
+			if slices.Contains(s.Contenders, c) && env.takes(c) {
+				graphTurn(b, env, s.Name, run, c, w, g, &res)
 			}
 		}
-		s.Runs = append(s.Runs, res)
 		w.Stop()
+		if slices.Contains(s.Contenders, FluxTuned) && env.takes(FluxTuned) {
+			w := graphWorld(b, tunedArgs...)
+			graphTurn(b, env, s.Name, run, FluxTuned, w, g, &res)
+			w.Stop()
+		}
+		s.Runs = append(s.Runs, res)
 	}
 	return s
 }
 
+// graphTurn runs one contender on its own copy of g in world w and records
+// it (and, for standup, the bounds of its run) into res.
+func graphTurn(b *testing.B, env benchEnv, scenario string, run int, c string, w *testenv.World, g benchgraph.Graph, res *Run) {
+	b.Helper()
+	ctx := context.Background()
+	g.Namespace = fmt.Sprintf("%s-%d-%s", scenario, run, metricKeys[c])
+	if err := seedGraph(ctx, w, g, b.TempDir()); err != nil {
+		b.Fatal(err)
+	}
+	t := target{w: w, ns: g.Namespace, want: len(g.Nodes), cap: env.capOf(scenario)}
+	out, err := runGraphContender(ctx, b, env, t, c)
+	if err != nil {
+		b.Fatalf("%s run %d, %s: %v", scenario, run, c, err)
+	}
+	record(b, env, scenario, run, c, out)
+	res.Results[c] = out.Measurement
+	if c == Standup {
+		boundOf(b, res, g, w, g.Namespace, out)
+	}
+	keepControllerLog(b, env, scenario, run, c, w)
+	if err := park(ctx, w, g.Namespace); err != nil {
+		b.Fatal(err)
+	}
+}
+
 func runGraphContender(ctx context.Context, b *testing.B, env benchEnv, t target, c string) (outcome, error) {
 	switch c {
-	case FluxAlone:
+	case FluxAlone, FluxTuned:
 		return fluxAlone(ctx, t)
 	case TierScript:
 		order := filepath.Join(b.TempDir(), "TIER_ORDER")
@@ -98,10 +144,12 @@ func runGraphContender(ctx context.Context, b *testing.B, env benchEnv, t target
 	}
 }
 
-// boundOf records the critical-path bound of the standup run: g's longest
-// path weighted by the reconcile durations the controller logged for the
-// Kustomizations of ns ("" keeps the namespace/name keys as they are), the
-// node standup diagnosed deadlocked adding its first, failed, reconcile.
+// boundOf records the bounds of the standup run from the reconcile
+// durations the controller logged for the Kustomizations of ns ("" keeps
+// the namespace/name keys as they are): g's longest path weighted by them
+// (the node standup diagnosed deadlocked adding its first, failed,
+// reconcile), their sum over the controller's workers, and the larger of
+// the two.
 func boundOf(b *testing.B, res *Run, g benchgraph.Graph, w *testenv.World, ns string, out outcome) {
 	b.Helper()
 	if out.usage != nil {
@@ -131,15 +179,19 @@ func boundOf(b *testing.B, res *Run, g benchgraph.Graph, w *testenv.World, ns st
 		}
 	}
 	bound, path := g.CriticalPath(durations)
+	throughput := g.ThroughputBound(durations, controllerWorkers)
 	res.Results[Bound] = Measurement{Elapsed: bound, Converged: true}
+	res.Results[Throughput] = Measurement{Elapsed: throughput, Converged: true}
+	res.Results[LargerBound] = Measurement{Elapsed: max(bound, throughput), Converged: true}
 	res.BoundPath = path
 }
 
 // deadlockScenario runs the seed's deadlock, a fresh world per contender:
 // the StorageProfile CRD is cluster-scoped, so nothing may be shared. The
-// two contenders expected to hit the cap (Flux alone, the bare tier script)
-// run side by side to halve the wait; they idle on retries, so they hardly
-// load the machine, and both are structurally stuck either way.
+// three contenders expected to hit the cap (Flux alone, Flux tuned, the
+// bare tier script) run side by side to save the wait: they idle on
+// retries, so they hardly load the machine, and all three are structurally
+// stuck either way.
 func deadlockScenario(b *testing.B, env benchEnv, s Scenario) Scenario {
 	ctx := context.Background()
 	res, err := render.Load(ctx, render.Options{Path: deadlockPath})
@@ -173,12 +225,13 @@ func (d deadlockSetup) target(w *testenv.World, env benchEnv) target {
 	return target{w: w, want: len(d.g.Nodes), cap: env.deadlockCap}
 }
 
-// capped runs Flux alone and the bare tier script side by side, each in its
-// own world.
+// capped runs Flux alone, Flux tuned and the bare tier script side by
+// side, each in its own world.
 func (d deadlockSetup) capped(b *testing.B, env benchEnv, scenario string, run int, r *Run) {
 	ctx := context.Background()
-	wf, ws := deadlockWorld(b), deadlockWorld(b)
+	wf, wt, ws := deadlockWorld(b), deadlockWorld(b, tunedArgs...), deadlockWorld(b)
 	defer wf.Stop()
+	defer wt.Stop()
 	defer ws.Stop()
 	if _, err := os.Stat(d.order); err != nil {
 		// Offline, from the checkout: on a cold cluster only the root exists.
@@ -186,15 +239,16 @@ func (d deadlockSetup) capped(b *testing.B, env benchEnv, scenario string, run i
 			b.Fatal(err)
 		}
 	}
-	pair := runPair(
+	all := runAll(
 		func() (outcome, error) { return fluxAlone(ctx, d.target(wf, env)) },
+		func() (outcome, error) { return fluxAlone(ctx, d.target(wt, env)) },
 		func() (outcome, error) { return tierScript(ctx, env, d.target(ws, env), d.order) })
-	for i, c := range []string{FluxAlone, TierScript} {
-		if pair[i].err != nil {
-			b.Fatalf("deadlock run %d, %s: %v", run, c, pair[i].err)
+	for i, c := range []string{FluxAlone, FluxTuned, TierScript} {
+		if all[i].err != nil {
+			b.Fatalf("deadlock run %d, %s: %v", run, c, all[i].err)
 		}
-		record(b, env, scenario, run, c, pair[i].out)
-		r.Results[c] = pair[i].out.Measurement
+		record(b, env, scenario, run, c, all[i].out)
+		r.Results[c] = all[i].out.Measurement
 	}
 }
 
@@ -221,27 +275,30 @@ func (d deadlockSetup) repaired(b *testing.B, env benchEnv, scenario string, run
 	record(b, env, scenario, run, Standup, out)
 	r.Results[Standup] = out.Measurement
 	boundOf(b, r, d.g, w, "", out)
+	keepControllerLog(b, env, scenario, run, Standup, w)
 }
 
-func deadlockWorld(b *testing.B) *testenv.World {
+// deadlockWorld starts a world on kustomize-controller with args added to
+// its flags and seeds the deadlock into it.
+func deadlockWorld(b *testing.B, args ...string) *testenv.World {
 	b.Helper()
-	w := testenv.New(b, testenv.Options{})
+	w := testenv.New(b, testenv.Options{ControllerArgs: args})
 	if err := seedDeadlock(context.Background(), w); err != nil {
 		b.Fatal(err)
 	}
 	return w
 }
 
-type pairResult struct {
+type contenderResult struct {
 	out outcome
 	err error
 }
 
-// runPair runs two contenders at once and returns their results in order.
-func runPair(first, second func() (outcome, error)) [2]pairResult {
-	var res [2]pairResult
+// runAll runs contenders at once and returns their results in order.
+func runAll(contenders ...func() (outcome, error)) []contenderResult {
+	res := make([]contenderResult, len(contenders))
 	var wg sync.WaitGroup
-	for i, f := range []func() (outcome, error){first, second} {
+	for i, f := range contenders {
 		wg.Go(func() { res[i].out, res[i].err = f() })
 	}
 	wg.Wait()
@@ -283,6 +340,20 @@ func record(b *testing.B, env benchEnv, scenario string, run int, c string, out 
 	}
 	defer f.Close()
 	fmt.Fprintln(f, line)
+}
+
+// keepControllerLog writes the world's kustomize-controller log, as it
+// stands after contender c's turn, beside the contender's output in
+// BENCH_OUT: the reconcile durations the bounds are computed from.
+func keepControllerLog(b *testing.B, env benchEnv, scenario string, run int, c string, w *testenv.World) {
+	b.Helper()
+	if env.out == "" {
+		return
+	}
+	name := fmt.Sprintf("%s-%d-%s.controller.log", scenario, run, metricKeys[c])
+	if err := os.WriteFile(filepath.Join(env.out, name), []byte(w.Controller.Log()), 0o644); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // report prints the scenario's tables, writes them to BENCH_OUT, and

@@ -122,6 +122,7 @@ func standupResume(ctx context.Context, env benchEnv, t target, extra ...string)
 		return out, err
 	}
 	usage.Mutations, usage.WritesPerNode, usage.PatchesPerNode = summary.Mutations, WritesPerNode(events), PatchesPerNode(events)
+	usage.Limit = summary.Limit
 	if d, suspected, proven, ok := DiagnosisOf(events); ok {
 		counts, err := FailedReconciles(t.w.Controller.Log(), d.Node, suspected, proven)
 		if err != nil {

@@ -4,19 +4,30 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kubestandup/standup/pkg/wait"
 )
 
-// Contenders, by the name the results table shows.
+// Contenders, by the name the results table shows. The three bounds are
+// rows too: the critical path, the throughput bound (the sum of the
+// reconcile durations over kustomize-controller's workers) and the larger
+// of the two, which is what no walk can beat.
 const (
-	FluxAlone  = "flux alone"
-	TierScript = "tier script"
-	ScriptCRDs = "tier script + crds --all"
-	Standup    = "standup"
-	Bound      = "critical-path bound"
+	FluxAlone   = "flux alone"
+	FluxTuned   = "flux tuned"
+	TierScript  = "tier script"
+	ScriptCRDs  = "tier script + crds --all"
+	Standup     = "standup"
+	Bound       = "critical-path bound"
+	Throughput  = "throughput bound"
+	LargerBound = "larger bound"
 )
 
 // metricKeys are the short names b.ReportMetric units are built from.
-var metricKeys = map[string]string{FluxAlone: "flux", TierScript: "script", ScriptCRDs: "script+crds", Standup: "standup", Bound: "bound"}
+var metricKeys = map[string]string{
+	FluxAlone: "flux", FluxTuned: "tuned", TierScript: "script", ScriptCRDs: "script+crds", Standup: "standup",
+	Bound: "bound", Throughput: "throughput", LargerBound: "max_bound",
+}
 
 // Measurement is one contender's result in one run.
 type Measurement struct {
@@ -43,6 +54,8 @@ type StandupUsage struct {
 	Kustomizations                int
 	// Diagnosis is when standup diagnosed a deadlock (nil: it proved none).
 	Diagnosis *DiagnosisTiming
+	// Limit is what standup's summary said held the walk back.
+	Limit *wait.Limit
 }
 
 // Run is one run of a scenario: every contender from the same cold state.
@@ -70,7 +83,9 @@ type Scenario struct {
 	Ratios     []Ratio
 	// StandupMax is the goal for standup's own wall time (0: none).
 	StandupMax time.Duration
-	Runs       []Run
+	// MaxRSSMiB is the goal for standup's peak RSS in every run (0: none).
+	MaxRSSMiB float64
+	Runs      []Run
 }
 
 // Times returns a contender's elapsed seconds over the runs that measured
@@ -117,7 +132,7 @@ func (s Scenario) Met(r Ratio) (met, ok bool) {
 
 // Metrics returns the numbers for b.ReportMetric: each contender's median
 // seconds, each ratio's median, and standup's writes per Kustomization (on
-// average and on the busiest one), extra reads (see Requests.ExtraReads)
+// average and on the busiest one), extra reads (see Requests.ExtraReadsWithin)
 // and peak RSS (the worst run).
 func (s Scenario) Metrics() map[string]float64 {
 	out := map[string]float64{}
@@ -155,7 +170,7 @@ func (s Scenario) usage() usageStats {
 		u.most = append(u.most, float64(most))
 		_, patches := MostWrites(r.Standup.PatchesPerNode)
 		u.mostPatches = append(u.mostPatches, float64(patches))
-		u.extra = append(u.extra, float64(r.Standup.Requests.ExtraReads()))
+		u.extra = append(u.extra, float64(r.Standup.Requests.ExtraReadsWithin(r.Results[Standup].Elapsed)))
 		u.rss = append(u.rss, float64(r.Standup.MaxRSS)/(1<<20))
 		u.mutations = append(u.mutations, float64(r.Standup.Mutations))
 	}
@@ -189,7 +204,7 @@ func (s Scenario) Markdown() string {
 }
 
 func (s Scenario) converged(c string) string {
-	if c == Bound {
+	if c == Bound || c == Throughput || c == LargerBound {
 		return "–"
 	}
 	n, total, note := 0, 0, ""
@@ -220,18 +235,35 @@ func (s Scenario) writeUsage(b *strings.Builder) {
 	patches := Summarize(u.mostPatches)
 	fmt.Fprintf(b, "\nstandup, per run: writes per Kustomization %s on average; on the busiest one (%s in the last run) %s patches to the Kustomization, goal ≤ 2: %s, "+
 		"and %s writes counting the CRDs pre-applied for it; "+
-		"reads beyond one list and one watch per kind %s, goal 0: %s; mutations in its summary %s; peak RSS %s MiB.\n",
+		"reads beyond one list and one watch per kind %s, goal 0: %s; mutations in its summary %s; peak RSS %s MiB%s.\n",
 		Summarize(u.writes).Format(2), node, patches.Format(0), yesNo(patches.Max <= 2), most.Format(0), g.Format(0), yesNo(g.Max == 0),
-		Summarize(u.mutations).Format(0), Summarize(u.rss).Format(1))
+		Summarize(u.mutations).Format(0), Summarize(u.rss).Format(1), s.rssGoal(u))
 	if s.StandupMax > 0 {
 		xs, _ := s.Times(Standup)
 		fmt.Fprintf(b, "standup's slowest run took %.1f s (goal ≤ %s: %s).\n", Summarize(xs).Max, s.StandupMax, yesNo(Summarize(xs).Max <= s.StandupMax.Seconds()))
 	}
 	fmt.Fprintf(b, "Requests of the last run, by verb: %s; in detail: %s.\n", last.Standup.Requests, last.Standup.Requests.Detail())
+	if l := last.Standup.Limit; l != nil {
+		fmt.Fprintf(b, "What standup's summary of the last run named as the limit: %s (critical path %.1f s, %d reconciles, %.1f s of work on %d workers seen: %.1f s; %d waited more than 1 s for a worker, %.1f s on average, %.1f s at most",
+			l.Kind, time.Duration(l.CriticalPath).Seconds(), l.Reconciles, time.Duration(l.Work).Seconds(), l.Workers, time.Duration(l.ThroughputBound).Seconds(),
+			l.Waited, time.Duration(l.MeanWait).Seconds(), time.Duration(l.MaxWait).Seconds())
+		if l.Concurrent > 0 {
+			fmt.Fprintf(b, "; --concurrent %d would save about %.1f s", l.Concurrent, time.Duration(l.Saving).Seconds())
+		}
+		b.WriteString(").\n")
+	}
 	s.writeDiagnoses(b)
 	if len(last.BoundPath) > 0 {
 		fmt.Fprintf(b, "Critical path of the last run: %s.\n", strings.Join(last.BoundPath, " → "))
 	}
+}
+
+// rssGoal is the peak RSS goal and whether every run met it, or "".
+func (s Scenario) rssGoal(u usageStats) string {
+	if s.MaxRSSMiB <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", goal < %g MiB: %s", s.MaxRSSMiB, yesNo(Summarize(u.rss).Max < s.MaxRSSMiB))
 }
 
 func geq(atLeast bool) string {
@@ -284,8 +316,9 @@ func (s Scenario) writeDiagnoses(b *strings.Builder) {
 
 // Missed lists the goals the scenario's medians do not meet: each
 // ratio with a goal, standup's slowest run against StandupMax, at most 2
-// patches to any Kustomization, and no reads beyond a list and a watch per
-// kind. Empty when every goal is met.
+// patches to any Kustomization, no reads beyond a list and a watch per
+// kind, and standup's peak RSS in every run below MaxRSSMiB. Empty when
+// every goal is met.
 func (s Scenario) Missed() []string {
 	var out []string
 	for _, r := range s.Ratios {
@@ -305,6 +338,9 @@ func (s Scenario) Missed() []string {
 	}
 	if len(u.extra) > 0 && Summarize(u.extra).Max > 0 {
 		out = append(out, fmt.Sprintf("%.0f reads beyond one list and one watch per kind, want 0", Summarize(u.extra).Max))
+	}
+	if s.MaxRSSMiB > 0 && len(u.rss) > 0 && Summarize(u.rss).Max >= s.MaxRSSMiB {
+		out = append(out, fmt.Sprintf("standup's peak RSS %.1f MiB, want < %g MiB", Summarize(u.rss).Max, s.MaxRSSMiB))
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubestandup/standup/pkg/kube"
+	"github.com/kubestandup/standup/pkg/wait"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -175,5 +176,66 @@ func TestScenarioMissed(t *testing.T) {
 	many.Runs[0].Standup.PatchesPerNode = map[string]int{"ns/a": 3}
 	if got := many.Missed(); len(got) != 1 || got[0] != "3 patches to one Kustomization, want ≤ 2" {
 		t.Errorf("Missed() with 3 patches = %q", got)
+	}
+	heavy := scenario(clean(run(90, 3, 2, 1, true, 10, 40)), clean(run(90, 3, 2, 1, true, 10, 150)))
+	heavy.MaxRSSMiB = 150
+	if got := heavy.Missed(); len(got) != 1 || got[0] != "standup's peak RSS 150.0 MiB, want < 150 MiB" {
+		t.Errorf("Missed() with one run at the RSS goal = %q", got)
+	}
+	heavy.Runs = heavy.Runs[:1]
+	if got := heavy.Missed(); len(got) != 0 {
+		t.Errorf("Missed() with 40 MiB against a 150 MiB goal = %q", got)
+	}
+}
+
+// scaleRun is a run of the scale scenario: both bounds, the larger one
+// recorded as the benchmark records it, and Flux tuned.
+func scaleRun(tuned, standup, cp, throughput float64) Run {
+	r := run(400, 200, standup, cp, true, 300, 90)
+	r.Results[FluxTuned] = Measurement{Elapsed: secs(tuned), Converged: true, Ready: 300, Total: 300}
+	r.Results[Throughput] = Measurement{Elapsed: secs(throughput), Converged: true}
+	r.Results[LargerBound] = Measurement{Elapsed: secs(max(cp, throughput)), Converged: true}
+	r.Standup.Kustomizations = 300
+	r.Standup.Limit = &wait.Limit{Kind: wait.LimitWorkers, Reconciles: 300, CriticalPath: wait.Duration(secs(cp)), Work: wait.Duration(secs(4 * throughput)),
+		Workers: 4, ThroughputBound: wait.Duration(secs(throughput)), Waited: 250, MeanWait: wait.Duration(secs(2)), MaxWait: wait.Duration(secs(9)),
+		Concurrent: 8, Saving: wait.Duration(secs(throughput - max(cp, throughput/2)))}
+	return r
+}
+
+func scaleScenario(runs ...Run) Scenario {
+	return Scenario{
+		Name: "scale", Title: "15 × 20", Cap: 10 * time.Minute,
+		Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound, Throughput, LargerBound},
+		Ratios:     []Ratio{{Num: Standup, Den: LargerBound, Op: "≤", Target: 1.05}, {Num: FluxTuned, Den: Standup, Op: "≥", Target: 1.4}},
+		MaxRSSMiB:  150, Runs: runs,
+	}
+}
+
+// TestScaleScenarioJudgesTheLargerBound: standup is held to the larger of
+// the two bounds, whichever it is in each run, and the bounds are rows
+// that never "converge".
+func TestScaleScenarioJudgesTheLargerBound(t *testing.T) {
+	s := scaleScenario(scaleRun(90, 52, 40, 50), scaleRun(95, 61, 60, 45), scaleRun(80, 53, 30, 51))
+	xs, _ := s.RatioValues(s.Ratios[0])
+	want := []float64{52.0 / 50, 61.0 / 60, 53.0 / 51}
+	for i := range want {
+		if diff := xs[i] - want[i]; diff > 1e-9 || diff < -1e-9 {
+			t.Fatalf("standup / larger bound = %v, want %v", xs, want)
+		}
+	}
+	if met, ok := s.Met(s.Ratios[0]); !ok || !met {
+		t.Fatalf("standup within 4%% of the larger bound in every run: met = %v, %v", met, ok)
+	}
+	md := s.Markdown()
+	for _, row := range []string{"| throughput bound | 50.0 (45.0–51.0) | – |", "| larger bound | 51.0 (50.0–60.0) | – |", "| flux tuned | 90.0 (80.0–95.0) | 3/3 |", "goal < 150 MiB: yes",
+		"named as the limit: worker-pool (critical path 30.0 s, 300 reconciles, 204.0 s of work on 4 workers seen: 51.0 s; 250 waited more than 1 s for a worker, 2.0 s on average, 9.0 s at most; --concurrent 8 would save about 21.0 s)."} {
+		if !strings.Contains(md, row) {
+			t.Errorf("Markdown lacks %q:\n%s", row, md)
+		}
+	}
+	slow := scaleScenario(scaleRun(90, 60, 40, 50))
+	slow.Runs[0].Standup.Requests[kube.Request{Verb: "list", Resource: "kustomizations.kustomize.toolkit.fluxcd.io"}] = 1
+	if got := slow.Missed(); len(got) != 1 || got[0] != "standup / larger bound = 1.20, want ≤ 1.05" {
+		t.Errorf("Missed() of a standup 20%% over the pool's bound, Flux tuned 1.5 times it = %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kubestandup/standup/pkg/kube"
 )
@@ -88,7 +89,19 @@ func (r Requests) Gets() int { return r.ByVerb()["get"] }
 // the writes to it (a read just before a write, as a safe CRD pre-apply
 // makes, belongs to that write; any other get is a poll). Discovery is not
 // counted.
-func (r Requests) ExtraReads() int {
+func (r Requests) ExtraReads() int { return r.ExtraReadsWithin(0) }
+
+// watchRenewal is client-go's shortest watch: a reflector asks the API
+// server to end each watch after a random 5 to 10 minutes
+// (defaultMinWatchTimeout), then watches again from where it was, with no
+// list.
+const watchRenewal = 5 * time.Minute
+
+// ExtraReadsWithin is ExtraReads for a walk that took elapsed: each
+// resource's watch may also have been renewed once per watchRenewal, since
+// a renewal continues the same watch and reads nothing twice.
+func (r Requests) ExtraReadsWithin(elapsed time.Duration) int {
+	watches := 1 + int(elapsed/watchRenewal)
 	type perResource struct{ list, watch, get, write int }
 	by := map[string]*perResource{}
 	for req, n := range r {
@@ -113,7 +126,7 @@ func (r Requests) ExtraReads() int {
 	}
 	extra := 0
 	for _, p := range by {
-		extra += max(0, p.list-1) + max(0, p.watch-1) + max(0, p.get-p.write)
+		extra += max(0, p.list-1) + max(0, p.watch-watches) + max(0, p.get-p.write)
 	}
 	return extra
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"testing"
+	"time"
 
 	"github.com/kubestandup/standup/pkg/kube"
 )
@@ -82,5 +83,34 @@ func TestDiscovery(t *testing.T) {
 		if got := Discovery(tt.req); got != tt.want {
 			t.Errorf("Discovery(%v) = %v, want %v", tt.req, got, tt.want)
 		}
+	}
+}
+
+// TestExtraReadsWithinAllowsWatchRenewals: client-go renews each watch
+// after 5 to 10 minutes, so a long walk may hold a second watch per kind
+// without reading anything twice; a second list is still a read too many.
+func TestExtraReadsWithinAllowsWatchRenewals(t *testing.T) {
+	r := Requests{
+		{Verb: "list", Resource: "ks"}: 1, {Verb: "watch", Resource: "ks"}: 2,
+		{Verb: "watch", Resource: "crds"}: 3,
+	}
+	tests := []struct {
+		elapsed time.Duration
+		want    int
+	}{
+		{elapsed: 0, want: 3},
+		{elapsed: 4 * time.Minute, want: 3},
+		{elapsed: 5 * time.Minute, want: 1},
+		{elapsed: 9*time.Minute + 30*time.Second, want: 1},
+		{elapsed: 10 * time.Minute, want: 0},
+	}
+	for _, tt := range tests {
+		if got := r.ExtraReadsWithin(tt.elapsed); got != tt.want {
+			t.Errorf("ExtraReadsWithin(%s) = %d, want %d", tt.elapsed, got, tt.want)
+		}
+	}
+	r[kube.Request{Verb: "list", Resource: "ks"}] = 2
+	if got := r.ExtraReadsWithin(time.Hour); got != 1 {
+		t.Errorf("a second list within an hour: ExtraReadsWithin = %d, want 1", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/internal/benchgraph"
@@ -36,11 +38,24 @@ type benchEnv struct {
 	// runs is BENCH_RUNS (default 3); deadlockRuns is BENCH_DEADLOCK_RUNS
 	// (default runs).
 	runs, deadlockRuns int
-	// graphCap (BENCH_CAP, default 10m) and deadlockCap (BENCH_DEADLOCK_CAP,
-	// default 5m) end a contender that has not converged.
-	graphCap, deadlockCap time.Duration
+	// graphCap (BENCH_CAP, default 10m), deadlockCap (BENCH_DEADLOCK_CAP,
+	// default 5m) and scaleCap (BENCH_SCALE_CAP, default 30m) end a
+	// contender that has not converged.
+	graphCap, deadlockCap, scaleCap time.Duration
 	// out is BENCH_OUT: a directory for the result tables, or empty.
 	out string
+	// scale is BENCH_SCALE, DEPTHxWIDTHxSLOW: the scale scenario at another
+	// size, to try it out on a small graph; empty is the issue's 15x20x10.
+	scale string
+	// only is BENCH_CONTENDERS, metric keys separated by commas (flux,
+	// tuned, script, standup): the generated scenarios run only those, for
+	// development; empty runs every contender.
+	only []string
+}
+
+// takes reports whether contender c takes its turns.
+func (env benchEnv) takes(c string) bool {
+	return len(env.only) == 0 || slices.Contains(env.only, metricKeys[c])
 }
 
 func newBenchEnv(b *testing.B) benchEnv {
@@ -50,7 +65,15 @@ func newBenchEnv(b *testing.B) benchEnv {
 	}
 	env := benchEnv{
 		runs: envInt(b, "BENCH_RUNS", 3), graphCap: envDuration(b, "BENCH_CAP", 10*time.Minute),
-		deadlockCap: envDuration(b, "BENCH_DEADLOCK_CAP", 5*time.Minute), out: os.Getenv("BENCH_OUT"),
+		deadlockCap: envDuration(b, "BENCH_DEADLOCK_CAP", 5*time.Minute), scaleCap: envDuration(b, "BENCH_SCALE_CAP", 30*time.Minute),
+		out:   os.Getenv("BENCH_OUT"),
+		scale: os.Getenv("BENCH_SCALE"),
+	}
+	if v := os.Getenv("BENCH_CONTENDERS"); v != "" {
+		env.only = strings.Split(v, ",")
+	}
+	if _, err := env.scaleSize(); err != nil {
+		b.Fatal(err)
 	}
 	env.deadlockRuns = envInt(b, "BENCH_DEADLOCK_RUNS", env.runs)
 	script, err := filepath.Abs("../scripts/tier-walk.sh")
@@ -69,6 +92,44 @@ func newBenchEnv(b *testing.B) benchEnv {
 		}
 	}
 	return env
+}
+
+// capOf is the cap of a generated scenario's contenders.
+func (env benchEnv) capOf(scenario string) time.Duration {
+	if scenario == "scale" {
+		return env.scaleCap
+	}
+	return env.graphCap
+}
+
+// scaleSize reads BENCH_SCALE: depth, width and slow nodes, or nil.
+func (env benchEnv) scaleSize() ([]int, error) {
+	if env.scale == "" {
+		return nil, nil
+	}
+	parts := strings.Split(env.scale, "x")
+	var out []int
+	for _, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			break
+		}
+		out = append(out, n)
+	}
+	if len(out) != 3 || len(parts) != 3 {
+		return nil, fmt.Errorf("BENCH_SCALE=%q: want DEPTHxWIDTHxSLOW, e.g. 4x5x2", env.scale)
+	}
+	return out, nil
+}
+
+// scaleGraph is the scale scenario's graph: benchgraph.Scale(1), or its
+// BENCH_SCALE size.
+func (env benchEnv) scaleGraph() benchgraph.Graph {
+	size, _ := env.scaleSize()
+	if size == nil {
+		return benchgraph.Scale(1)
+	}
+	return benchgraph.ScaleOf(size[0], size[1], size[2], 1)
 }
 
 func envInt(b *testing.B, name string, def int) int {
@@ -98,10 +159,10 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 }
 
 // graphWorld starts a world with kustomize-controller on its default flags
-// and the Delay controller, for the generated scenarios.
-func graphWorld(b *testing.B) *testenv.World {
+// plus args, and the Delay controller, for the generated scenarios.
+func graphWorld(b *testing.B, args ...string) *testenv.World {
 	b.Helper()
-	w := testenv.New(b, testenv.Options{})
+	w := testenv.New(b, testenv.Options{ControllerArgs: args})
 	if err := w.StartDelayController().Err(); err != nil {
 		b.Fatal(err)
 	}
@@ -163,7 +224,7 @@ func seedDeadlock(ctx context.Context, w *testenv.World) error {
 // controller has added its finalizer to each, so that no start-up
 // reconcile is still queued when the clock starts.
 func waitTakenIn(ctx context.Context, w *testenv.World, ns string, want int) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	for {
 		list := &kustomizev1.KustomizationList{}
@@ -182,6 +243,44 @@ func waitTakenIn(ctx context.Context, w *testenv.World, ns string, want int) err
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("Kustomizations in %s: %d of %d taken in by the controller: %w", ns, taken, want, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
+}
+
+// park suspends every Kustomization of ns once its contender is measured,
+// and waits until the controller has seen it (observedGeneration caught up):
+// a Ready Kustomization is reconciled again at its interval (10 m), which
+// must not happen on the controller during another contender's turn.
+func park(ctx context.Context, w *testenv.World, ns string) error {
+	list := &kustomizev1.KustomizationList{}
+	if err := w.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return fmt.Errorf("Kustomizations in %s: %w", ns, err)
+	}
+	suspend := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"suspend":true}}`))
+	for i := range list.Items {
+		if err := w.Client.Patch(ctx, &list.Items[i], suspend); err != nil {
+			return fmt.Errorf("Kustomization/%s/%s suspend failed: %w", ns, list.Items[i].Name, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		if err := w.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return fmt.Errorf("Kustomizations in %s: %w", ns, err)
+		}
+		behind := 0
+		for _, k := range list.Items {
+			if k.Status.ObservedGeneration != k.Generation && apimeta.IsStatusConditionTrue(k.Status.Conditions, meta.ReadyCondition) {
+				behind++
+			}
+		}
+		if behind == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("Kustomizations in %s: %d not yet seen suspended by the controller: %w", ns, behind, ctx.Err())
 		case <-time.After(poll):
 		}
 	}

@@ -1,37 +1,130 @@
 #!/usr/bin/env bash
-# bench-coldstart.sh runs standup's cold-start benchmarks (issue 7, and issue
-# 4's chain of five) on the real test world and prints their tables.
+# bench-coldstart.sh runs standup's cold-start benchmarks (issues 4, 7 and
+# 18) on the real test world, prints their tables, and with --write-doc puts
+# them into docs/benchmarks.md: the one command that regenerates its tables.
 #
 # Every scenario starts each contender from the same cold state: every
 # existing Kustomization suspended, kustomize-controller running with its
-# default flags. Contenders: Flux alone, the seed's tier-by-tier script
-# (scripts/tier-walk.sh), `standup resume`, and the critical-path bound.
-# Method and results: docs/benchmarks.md.
+# default flags. Contenders: Flux alone, Flux tuned (--requeue-dependency=5s,
+# in a world of its own), the seed's tier-by-tier script
+# (scripts/tier-walk.sh), `standup resume`, and the bounds (critical path,
+# throughput). Method and results: docs/benchmarks.md.
+#
+# Usage: scripts/bench-coldstart.sh [quick|full] [--write-doc] [--background] [go test flags...]
+#   quick         one run per scenario, the stuck deadlock contenders capped at
+#                 2m: for development (about 35 minutes)
+#   full          BENCH_RUNS runs per scenario (default 3): the recorded
+#                 tables (about 2 hours). The default mode.
+#   --write-doc   replace each scenario's table in docs/benchmarks.md (between
+#                 its <!-- bench:NAME begin/end --> markers) with this run's,
+#                 stamped with the commit, the mode and the command
+#   --background  run detached (nohup), logging to $BENCH_OUT/log; prints the
+#                 pid and where to look
 #
 # Environment:
-#   BENCH_RUNS           runs per scenario (default 3; 1 for a quick look)
+#   BENCH_RUNS           runs per scenario (full mode; default 3)
 #   BENCH_DEADLOCK_RUNS  runs of the deadlock scenario (default BENCH_RUNS;
-#                        two of its contenders wait out the 5-minute cap)
+#                        three of its contenders wait out their cap)
 #   BENCH_CAP            cap of the generated scenarios (default 10m)
-#   BENCH_DEADLOCK_CAP   cap of the deadlock scenario (default 5m)
-#   BENCH_PATTERN        go test -bench pattern (default 'Coldstart|Chain5')
+#   BENCH_SCALE_CAP      cap of the scale scenario (default 30m)
+#   BENCH_DEADLOCK_CAP   cap of the deadlock scenario (default 5m; 2m quick)
+#   BENCH_PATTERN        go test -bench pattern (default 'Coldstart|Chain5';
+#                        e.g. Coldstart/scale)
 #   BENCH_OUT            where the tables go (default a new temporary directory)
-# Extra arguments go to `go test`.
+#   BENCH_SCALE          the scale scenario at another size, DEPTHxWIDTHxSLOW
+#                        (development only: --write-doc refuses it)
+#   BENCH_CONTENDERS     only these contenders (flux,tuned,script,standup) in
+#                        the generated scenarios (development only, likewise)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-assets=$(bash scripts/testenv.sh)
-export KUBEBUILDER_ASSETS="$assets"
+
+mode=full write_doc=0 background=0
+args=()
+for a in "$@"; do
+  case "$a" in
+    quick|full) mode="$a" ;;
+    --write-doc) write_doc=1 ;;
+    --background) background=1 ;;
+    *) args+=("$a") ;;
+  esac
+done
+
+if [ "$mode" = quick ]; then
+  export BENCH_RUNS=1 BENCH_DEADLOCK_RUNS=1
+  export BENCH_DEADLOCK_CAP="${BENCH_DEADLOCK_CAP:-2m}"
+fi
 export BENCH_OUT="${BENCH_OUT:-$(mktemp -d -t standup-bench.XXXXXX)}"
 mkdir -p "$BENCH_OUT"
+if [ "$write_doc" = 1 ] && [ -n "${BENCH_SCALE:-}${BENCH_CONTENDERS:-}" ]; then
+  echo "bench: --write-doc records the issue's scenarios only; unset BENCH_SCALE and BENCH_CONTENDERS" >&2
+  exit 2
+fi
+
+if [ "$background" = 1 ]; then
+  rest=("$mode")
+  [ "$write_doc" = 1 ] && rest+=(--write-doc)
+  nohup "$0" "${rest[@]}" ${args[@]+"${args[@]}"} >"$BENCH_OUT/log" 2>&1 </dev/null &
+  echo "bench: running in the background as pid $!; log in $BENCH_OUT/log, tables in $BENCH_OUT" >&2
+  exit 0
+fi
+
+assets=$(bash scripts/testenv.sh)
+export KUBEBUILDER_ASSETS="$assets"
 pattern="${BENCH_PATTERN:-Coldstart|Chain5}"
-echo "bench: KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS BENCH_RUNS=${BENCH_RUNS:-3} BENCH_OUT=$BENCH_OUT" >&2
-echo "bench: standup at $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (uncommitted changes)')" >&2
+runs="${BENCH_RUNS:-3}"
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=""
+git diff --quiet HEAD 2>/dev/null || dirty=" (with uncommitted changes)"
+echo "bench: $mode mode, KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS BENCH_RUNS=$runs BENCH_OUT=$BENCH_OUT" >&2
+echo "bench: standup at $commit$dirty" >&2
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 status=0
-go test -run '^$' -bench "$pattern" -benchtime 1x -timeout 90m "$@" ./bench/ | tee "$BENCH_OUT/go-test.txt" || status=$?
+go test -run '^$' -bench "$pattern" -benchtime 1x -timeout 6h ${args[@]+"${args[@]}"} ./bench/ | tee "$BENCH_OUT/go-test.txt" || status=$?
+load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 echo
-for f in uniform uneven deadlock; do
+for f in uniform uneven deadlock scale; do
   [ -f "$BENCH_OUT/$f.md" ] && { cat "$BENCH_OUT/$f.md"; echo; }
 done
-grep -h '^chain of 5' "$BENCH_OUT/go-test.txt" || true
+grep -h '^chain of 5' "$BENCH_OUT/go-test.txt" >"$BENCH_OUT/chain5.md" 2>/dev/null || rm -f "$BENCH_OUT/chain5.md"
+[ -f "$BENCH_OUT/chain5.md" ] && cat "$BENCH_OUT/chain5.md"
+
+# stamp NAME: the line that says where a table comes from.
+stamp() {
+  local what="$runs runs per scenario"
+  [ "$mode" = quick ] && what="one run per scenario"
+  [ "$1" = deadlock ] && what="${BENCH_DEADLOCK_RUNS:-$runs} run(s), the stuck contenders capped at ${BENCH_DEADLOCK_CAP:-5m}"
+  printf 'Measured at `%s`%s on %s with `scripts/bench-coldstart.sh %s --write-doc` (BENCH_PATTERN=%s; %s mode: %s; load average %s before, %s after).' \
+    "$commit" "$dirty" "$(date -u +%Y-%m-%d)" "$mode" "$pattern" "$mode" "$what" "$load_before" "$load_after"
+}
+
+# splice NAME FILE: replace the lines between NAME's markers in the doc with
+# FILE, the stamp under its heading.
+splice() {
+  local name="$1" file="$2" doc=docs/benchmarks.md
+  if ! grep -q "^<!-- bench:$name begin -->" "$doc"; then
+    echo "bench: $doc has no <!-- bench:$name begin --> marker; $name not written" >&2
+    return
+  fi
+  local body
+  body=$(mktemp)
+  if head -n1 "$file" | grep -q '^### '; then
+    { head -n1 "$file"; echo; stamp "$name"; echo; tail -n +2 "$file"; } >"$body"
+  else
+    { stamp "$name"; echo; echo; cat "$file"; } >"$body"
+  fi
+  awk -v name="$name" -v body="$body" '
+    $0 == "<!-- bench:" name " begin -->" { print; while ((getline line < body) > 0) print line; skip = 1; next }
+    $0 == "<!-- bench:" name " end -->" { skip = 0 }
+    !skip { print }
+  ' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
+  rm -f "$body"
+  echo "bench: $doc: $name written" >&2
+}
+
+if [ "$write_doc" = 1 ]; then
+  for f in uniform uneven deadlock scale chain5; do
+    [ -f "$BENCH_OUT/$f.md" ] && splice "$f" "$BENCH_OUT/$f.md"
+  done
+fi
 echo "bench: tables and raw measurements in $BENCH_OUT" >&2
 exit "$status"

@@ -21,5 +21,11 @@
 // for about d rounded up to the next multiple of 5 s; Graph.Durations with
 // that poll gives the durations the controller will actually show.
 //
-// Uniform and Uneven are the issue's scenarios.
+// Graph.ThroughputBound is the other limit: every reconcile holds one of
+// kustomize-controller's workers (--concurrent) for its duration, so no
+// walk ends before the sum of the durations over the workers. A walk is
+// bound by the larger of the two.
+//
+// Uniform and Uneven are issue 7's scenarios; Scale is issue 18's 300-node
+// one (Spec.Slow gives durations to a few nodes only, one per tier).
 package benchgraph

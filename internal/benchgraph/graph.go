@@ -29,6 +29,10 @@ type Spec struct {
 	// MinSeconds and MaxSeconds bound each node's duration, drawn uniformly
 	// in whole seconds. MaxSeconds = 0 gives every node no duration.
 	MinSeconds, MaxSeconds int
+	// Slow, when positive, gives a duration to that many nodes only, each
+	// in a tier of its own (the tiers and the node in each drawn from
+	// Seed); every other node gets none. It is at most Depth.
+	Slow int
 	// Namespace holds the Kustomizations and the objects they apply;
 	// empty means DefaultNamespace.
 	Namespace string
@@ -74,14 +78,29 @@ func Generate(spec Spec) Graph {
 		}
 	}
 	g.addSkipEdges(rng, spec.SkipEdges)
+	slow := g.slowNodes(rng, spec.Slow)
 	for i := range g.Nodes {
-		if spec.MaxSeconds > 0 {
+		if spec.MaxSeconds > 0 && (slow == nil || slow[i]) {
 			lo := min(max(spec.MinSeconds, 0), spec.MaxSeconds)
 			g.Nodes[i].Duration = time.Duration(lo+rng.IntN(spec.MaxSeconds-lo+1)) * time.Second
 		}
 		slices.Sort(g.Nodes[i].DependsOn)
 	}
 	return g
+}
+
+// slowNodes picks n nodes (by index), one in each of n distinct tiers, or
+// returns nil when n is not positive: every node then gets a duration.
+func (g *Graph) slowNodes(rng *rand.Rand, n int) map[int]bool {
+	depth, w := g.Spec.Depth, g.Spec.Width
+	if n <= 0 || w == 0 {
+		return nil
+	}
+	out := map[int]bool{}
+	for _, tier := range rng.Perm(depth)[:min(n, depth)] {
+		out[tier*w+rng.IntN(w)] = true
+	}
+	return out
 }
 
 // parents picks fanIn distinct indexes of a tier of width nodes, sorted.

@@ -65,3 +65,16 @@ func (g Graph) TierBound(durations map[string]time.Duration) time.Duration {
 	}
 	return total
 }
+
+// ThroughputBound is the other physical limit of a walk on one controller:
+// every node's reconcile occupies one of workers (kustomize-controller's
+// --concurrent) for its duration, so no walk ends before the sum of the
+// durations divided by workers, whatever the graph. A walk is bound by the
+// larger of this and CriticalPath.
+func (g Graph) ThroughputBound(durations map[string]time.Duration, workers int) time.Duration {
+	var total time.Duration
+	for _, n := range g.Nodes {
+		total += durations[n.Name]
+	}
+	return total / time.Duration(max(workers, 1))
+}

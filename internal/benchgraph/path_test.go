@@ -1,6 +1,7 @@
 package benchgraph
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -137,5 +138,77 @@ func checkPath(t *testing.T, g Graph, d map[string]time.Duration, path []string,
 	}
 	if sum != cp {
 		t.Fatalf("path %v sums to %s, want %s", path, sum, cp)
+	}
+}
+
+func TestThroughputBound(t *testing.T) {
+	g := graphOf("a", "b<-a", "c<-a", "d<-b,c")
+	tests := []struct {
+		name      string
+		durations map[string]time.Duration
+		workers   int
+		want      time.Duration
+	}{
+		{name: "four workers share the work", durations: secs("a", 4, "b", 4, "c", 4, "d", 4), workers: 4, want: 4 * time.Second},
+		{name: "one worker does it all", durations: secs("a", 1, "b", 2, "c", 3, "d", 4), workers: 1, want: 10 * time.Second},
+		{name: "no workers counts as one", durations: secs("a", 1, "b", 1), workers: 0, want: 2 * time.Second},
+		{name: "durations of nodes outside the graph are ignored", durations: secs("a", 2, "elsewhere", 50), workers: 2, want: time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := g.ThroughputBound(tt.durations, tt.workers); got != tt.want {
+				t.Fatalf("ThroughputBound = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestScaleHasTheIssuesShape checks the scale scenario's promise for many
+// seeds: 15 tiers of 20 at fan-in 2, ten slow nodes of 5–15 s in ten
+// tiers, a critical path through slow nodes of several tiers, and the
+// worker pool as the limit at the nominal reconcile time.
+func TestScaleHasTheIssuesShape(t *testing.T) {
+	for seed := range int64(10) {
+		g := Scale(seed)
+		if len(g.Nodes) != ScaleDepth*ScaleWidth || len(g.Tiers()) != ScaleDepth {
+			t.Fatalf("seed %d: %d nodes in %d tiers, want %d x %d", seed, len(g.Nodes), len(g.Tiers()), ScaleDepth, ScaleWidth)
+		}
+		slowTiers := map[int]bool{}
+		for _, n := range g.Nodes {
+			if n.Tier > 0 && len(n.DependsOn) != ScaleFanIn {
+				t.Fatalf("seed %d: %s depends on %v, want %d nodes", seed, n.Name, n.DependsOn, ScaleFanIn)
+			}
+			if n.Duration == 0 {
+				continue
+			}
+			if n.Duration < ScaleMinSeconds*time.Second || n.Duration > ScaleMaxSeconds*time.Second || slowTiers[n.Tier] {
+				t.Fatalf("seed %d: slow node %s (%s) outside %d–%d s or a second one in tier %d", seed, n.Name, n.Duration, ScaleMinSeconds, ScaleMaxSeconds, n.Tier)
+			}
+			slowTiers[n.Tier] = true
+		}
+		if len(slowTiers) != ScaleSlow {
+			t.Fatalf("seed %d: %d slow nodes, want %d", seed, len(slowTiers), ScaleSlow)
+		}
+		if !ScaleShaped(g) {
+			t.Fatalf("seed %d: no candidate had the shape", seed)
+		}
+		d := NominalDurations(g, HealthCheckPoll, ScaleNominalReconcile)
+		cp, path := g.CriticalPath(d)
+		checkPath(t, g, d, path, cp)
+		if !reflect.DeepEqual(Generate(g.Spec), g) {
+			t.Fatalf("seed %d: Generate(g.Spec) is not g", seed)
+		}
+	}
+}
+
+// TestScaleShapedRejects shows each condition of ScaleShaped failing alone.
+func TestScaleShapedRejects(t *testing.T) {
+	chain := Generate(Spec{Depth: 6, Width: 1, FanIn: 1, Slow: 6, MinSeconds: 10, MaxSeconds: 10})
+	if ScaleShaped(chain) {
+		t.Fatal("a chain of slow nodes is bound by its path, not the pool, and a tier walk costs it nothing more")
+	}
+	wide := Generate(Spec{Depth: 2, Width: 40, FanIn: 1, Slow: 1, MinSeconds: 5, MaxSeconds: 5})
+	if ScaleShaped(wide) {
+		t.Fatal("one slow node cannot put two slow nodes on the critical path")
 	}
 }

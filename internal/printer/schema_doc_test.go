@@ -36,6 +36,7 @@ func documentedTypes() map[string]reflect.Type {
 		"Object":       reflect.TypeFor[crds.ObjectRef](),
 		"Summary":      reflect.TypeFor[wait.Summary](),
 		"Proof":        reflect.TypeFor[wait.Proof](),
+		"Limit":        reflect.TypeFor[wait.Limit](),
 		"Plan step":    reflect.TypeFor[planRecord](),
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
@@ -49,10 +50,55 @@ func summaryLine(s wait.Summary, st Styles) string {
 	if s.Interrupted {
 		line += ", interrupted"
 	}
+	if l := limitLine(s.Limit); l != "" {
+		line += "\n  " + l
+	}
 	if s.Failed == 0 && s.Blocked == 0 && s.Pending == 0 {
 		return st.OK.Render("✔") + " " + line
 	}
 	return st.Fail.Render("✗") + " " + line
+}
+
+// limitLine tells the operator what held the walk back, with the figures
+// that show it, so that they know whether to change the graph or
+// kustomize-controller's flags; "" when nothing was reconciled.
+func limitLine(l *wait.Limit) string {
+	if l == nil {
+		return ""
+	}
+	secs := func(d wait.Duration) string { return fmt.Sprintf("%.1fs", time.Duration(d).Seconds()) }
+	waited := ""
+	if l.Waited > 0 {
+		waited = fmt.Sprintf("%d of %d reconciles waited more than 1s for a worker (%s on average, %s at most)",
+			l.Waited, l.Reconciles, secs(l.MeanWait), secs(l.MaxWait))
+	}
+	if l.Kind == wait.LimitWorkers {
+		return fmt.Sprintf("limit: kustomize-controller's worker pool. %d reconciles took %s of work on %s (%s at least), "+
+			"more than the longest dependency chain (%s); %s. --concurrent %d could save about %s, if the controller has the CPU for it.",
+			l.Reconciles, secs(l.Work), plural(l.Workers, "worker"), secs(l.ThroughputBound), secs(l.CriticalPath), waited, l.Concurrent, secs(l.Saving))
+	}
+	line := fmt.Sprintf("limit: the dependency chain %s (%s, %s of reconciles); the worker pool needed %s (%s), so a higher --concurrent would not help",
+		chainText(l.Chain), plural(len(l.Chain), "Kustomization"), secs(l.CriticalPath), secs(l.ThroughputBound), plural(l.Workers, "worker"))
+	if waited != "" {
+		line += "; " + waited
+	}
+	return line + "."
+}
+
+// chainText names a chain's Kustomizations by namespace/name, its first
+// two and its last when it is longer than four.
+func chainText(chain []tiers.ID) string {
+	names := make([]string, 0, len(chain))
+	for i, id := range chain {
+		if len(chain) > 4 && i >= 2 && i < len(chain)-1 {
+			if i == 2 {
+				names = append(names, "…")
+			}
+			continue
+		}
+		names = append(names, id.NamespacedName())
+	}
+	return strings.Join(names, " → ")
 }
 
 // firstLine returns the first line of s once s is trimmed: a Ready message

@@ -159,7 +159,7 @@ func walk40() ([]wait.Event, wait.Summary) {
 		}
 	}
 	s := wait.Summary{Ready: 35, Failed: 1, Blocked: 3, Pending: 1, Total: 40, Mutations: 39, Elapsed: wait.Duration(now.Sub(t0)),
-		FailedNodes: []tiers.ID{unhealthy}, Interrupted: true}
+		FailedNodes: []tiers.ID{unhealthy}, Interrupted: true, Limit: poolLimit()}
 	return evs, s
 }
 

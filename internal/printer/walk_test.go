@@ -43,11 +43,31 @@ func walkEvents() ([]wait.Event, wait.Summary) {
 	return evs, s
 }
 
+// poolLimit is a 300-node walk held back by kustomize-controller's workers.
+func poolLimit() *wait.Limit {
+	sec := func(s float64) wait.Duration { return wait.Duration(time.Duration(s * float64(time.Second))) }
+	return &wait.Limit{Kind: wait.LimitWorkers, Reconciles: 300, CriticalPath: sec(41), Chain: []tiers.ID{*walkNode("apps", "a"), *walkNode("apps", "b")},
+		Work: sec(212.4), Workers: 4, ThroughputBound: sec(53.1), Waited: 241, MeanWait: sec(2.1), MaxWait: sec(9.8), Concurrent: 8, Saving: sec(12.1)}
+}
+
+// chainLimit is a walk held back by a chain of six, one reconcile waiting.
+func chainLimit() *wait.Limit {
+	sec := func(s float64) wait.Duration { return wait.Duration(time.Duration(s * float64(time.Second))) }
+	var chain []tiers.ID
+	for _, name := range []string{"root", "infra", "platform", "operators", "config", "apps"} {
+		chain = append(chain, *walkNode("flux-system", name))
+	}
+	return &wait.Limit{Kind: wait.LimitChain, Reconciles: 7, CriticalPath: sec(42.1), Chain: chain,
+		Work: sec(48), Workers: 2, ThroughputBound: sec(24), Waited: 1, MeanWait: sec(0.3), MaxWait: sec(1.4)}
+}
+
 // TestWalkPrintersGolden: the plain lines (CI logs) and the live view, with
 // and without colour, and NDJSON, byte for byte.
 func TestWalkPrintersGolden(t *testing.T) {
 	evs, s := walkEvents()
 	ok := wait.Summary{Ready: 4, Total: 4, Mutations: 2, Elapsed: wait.Duration(2500 * time.Millisecond)}
+	pooled, chained := ok, ok
+	pooled.Limit, chained.Limit = poolLimit(), chainLimit()
 	for _, color := range []bool{false, true} {
 		suffix := ""
 		if color {
@@ -61,6 +81,8 @@ func TestWalkPrintersGolden(t *testing.T) {
 			}
 			p.Close(s)
 			p.Close(ok)
+			p.Close(pooled)
+			p.Close(chained)
 			compareGolden(t, filepath.Join("testdata", "walk", "plain"+suffix+".golden"), out.Bytes())
 		})
 		t.Run("live"+suffix, func(t *testing.T) {

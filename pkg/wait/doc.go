@@ -25,7 +25,10 @@
 // deadlock; walker_events.go the phase changes and their events; and
 // walker_finish.go the end of a walk and its Summary. Every mutation it
 // decides is an Action value; Plan says what a walk would do without
-// performing anything (--dry-run).
+// performing anything (--dry-run). AnalyzeLimit (limit.go), pure too,
+// turns the walker's timing of each reconcile it asked for into the
+// summary's Limit: whether the dependency chain or kustomize-controller's
+// worker pool held the walk back, with the figures.
 //
 // The Loop (loop*.go) is the I/O around a Walker: informers on the dynamic
 // client, in every namespace, feed it objects (loop_watch.go), and it performs the actions

@@ -104,4 +104,7 @@ type Summary struct {
 	FailedNodes []tiers.ID `json:"failedNodes,omitempty"`
 	Elapsed     Duration   `json:"elapsed"`
 	Interrupted bool       `json:"interrupted,omitempty"`
+	// Limit is what held the walk back, from the reconciles it asked for
+	// and saw end Ready; nil when there were none.
+	Limit *Limit `json:"limit,omitempty"`
 }

@@ -94,6 +94,12 @@ type nodeState struct {
 	changed    bool
 	askedAgain bool      // an unacknowledged request was repeated (AskAgainAfter)
 	wake       time.Time // when the node asked to be looked at again
+	// requestedAt, startedAt and readyAt time its first reconcile for
+	// AnalyzeLimit: standup's first request, the first Step after
+	// kustomize-controller was seen working on it (underWay), the Step
+	// that saw it Ready.
+	requestedAt, startedAt, readyAt time.Time
+	underWay                        bool
 	// last* are what the last event said, so an unchanged state is not re-emitted.
 	lastPhase   Phase
 	lastReason  string
@@ -148,6 +154,16 @@ type Walker struct {
 	wanted  map[schema.GroupKind]struct{}
 	asked   map[schema.GroupKind]uint64
 	facts   map[schema.GroupKind]TriggerFact
+	// unstarted holds the requests kustomize-controller has not been seen
+	// acting on yet, by the order they were first made (requests counts
+	// them): its work queue is first in, first out, so a request behind
+	// another unstarted one is waiting its turn, not lost (askAgain).
+	// queueMovedAt is the last Step at which the controller was seen taking
+	// one up (queueMoved: since the last Step).
+	unstarted    map[tiers.ID]uint64
+	requests     uint64
+	queueMoved   bool
+	queueMovedAt time.Time
 }
 
 // NewWalker starts a walk at now.
@@ -167,7 +183,7 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		crds: map[string]bool{}, crdGK: map[schema.GroupKind]bool{},
 		nodes: map[tiers.ID]*nodeState{}, dirty: true, bySource: map[tiers.ID]map[tiers.ID]struct{}{},
 		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
-		queued: map[tiers.ID]struct{}{}, exprs: exprCache{},
+		queued: map[tiers.ID]struct{}{}, exprs: exprCache{}, unstarted: map[tiers.ID]uint64{},
 		proving: map[tiers.ID]struct{}{}, wanted: map[schema.GroupKind]struct{}{},
 		asked: map[schema.GroupKind]uint64{}, facts: map[schema.GroupKind]TriggerFact{},
 	}

@@ -17,6 +17,9 @@ func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, rea
 		}
 		clear(w.queued)
 	}
+	if phase != PhaseReconciling {
+		delete(w.unstarted, id)
+	}
 	switch phase {
 	case PhaseReconciling, PhaseRemediating, PhaseCRDs:
 		w.busy[id] = struct{}{}

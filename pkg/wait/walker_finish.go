@@ -19,10 +19,18 @@ func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
 	if w.graph == nil {
 		return s
 	}
+	var timings []NodeTiming
 	for _, id := range w.graph.Order() {
 		st, ok := w.nodes[id]
 		if !ok || !w.sel.Active(id) {
 			continue
+		}
+		if !st.requestedAt.IsZero() {
+			t := NodeTiming{ID: id, Requested: st.requestedAt, Started: st.startedAt, Ready: st.readyAt}
+			for _, d := range w.objs[id].DependsOn {
+				t.DependsOn = append(t.DependsOn, d.ID)
+			}
+			timings = append(timings, t)
 		}
 		s.Total++
 		switch st.phase {
@@ -43,6 +51,7 @@ func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
 			s.Pending++
 		}
 	}
+	s.Limit = AnalyzeLimit(timings)
 	return s
 }
 

@@ -3,6 +3,9 @@ package wait
 import (
 	"slices"
 
+	"github.com/fluxcd/pkg/apis/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubestandup/standup/pkg/flux"
@@ -29,6 +32,11 @@ func (w *Walker) ObserveKustomization(obj flux.Object) {
 		w.nodes[obj.ID] = st
 	} else if seen && statusChanged(old, obj) {
 		st.changed = true
+		st.underWay = st.underWay || (st.phase == PhaseReconciling && inProgress(obj))
+		if _, ok := w.unstarted[obj.ID]; ok {
+			delete(w.unstarted, obj.ID)
+			w.queueMoved = true
+		}
 	}
 	st.status = Classify(obj)
 	if len(w.proving) > 0 {
@@ -57,6 +65,12 @@ func statusChanged(old, obj flux.Object) bool {
 		old.LastAppliedRevision != obj.LastAppliedRevision
 }
 
+// inProgress reports the status kustomize-controller writes when it takes a
+// reconcile up, before it fetches the source: Ready Unknown, Progressing.
+func inProgress(obj flux.Object) bool {
+	return obj.Ready != nil && obj.Ready.Status == string(metav1.ConditionUnknown) && obj.Ready.Reason == meta.ProgressingReason
+}
+
 func sameCondition(a, b *flux.Condition) bool {
 	if a == nil || b == nil {
 		return a == b
@@ -76,6 +90,7 @@ func (w *Walker) ForgetKustomization(id tiers.ID) {
 	delete(w.busy, id)
 	delete(w.queued, id)
 	delete(w.proving, id)
+	delete(w.unstarted, id)
 	w.dirty = true
 }
 

@@ -19,6 +19,15 @@ func (w *Walker) request(now time.Time, id tiers.ID, st *nodeState, unsuspend bo
 	}
 	st.token = token
 	st.quietSince, st.changed = now, false
+	if st.requestedAt.IsZero() {
+		st.requestedAt = now
+	}
+	if _, asked := w.unstarted[id]; !asked {
+		// A request asked again keeps its place: it is still ahead of
+		// those made after it, and the controller takes both up in turn.
+		w.requests++
+		w.unstarted[id] = w.requests
+	}
 	return Action{Kind: ActionReconcile, Node: id, Token: token, Unsuspend: unsuspend}
 }
 
@@ -30,6 +39,9 @@ func requestMessage(unsuspend bool) string {
 }
 
 func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
+	if st.underWay && st.startedAt.IsZero() {
+		st.startedAt = now
+	}
 	if now.After(st.deadline) {
 		st.timedOut = true
 		w.set(now, id, st, PhaseFailed, "Timeout", fmt.Sprintf("not ready within %s: %s", w.timeout(obj), st.message))
@@ -39,6 +51,9 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 		return w.askAgain(now, id, obj, st, "kustomize-controller has not acknowledged the request")
 	}
 	if w.readySelf(obj) {
+		if st.readyAt.IsZero() {
+			st.readyAt = now
+		}
 		w.set(now, id, st, PhaseCRDs, "Ready", readyMessage(obj))
 		return nil, w.stepCRDs(now, id, obj, st)
 	}
@@ -86,7 +101,11 @@ func leftInProgress(obj flux.Object, token string) bool {
 // acknowledged, or has acknowledged but left in progress (leftInProgress),
 // while the object's status stayed the same for AskAgainAfter: a reconcile
 // it dropped (its status writes failed during an API server restart) would
-// otherwise wait for the Kustomization's next interval.
+// otherwise wait for the Kustomization's next interval. A request the
+// controller has not touched yet is waiting in its work queue (a saturated
+// --concurrent), not lost, while one made before it is untouched too, or
+// while the controller is seen taking requests up: its quiet time counts
+// from the last one taken up.
 func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeState, why string) ([]Action, time.Time) {
 	if st.changed {
 		st.quietSince, st.changed = now, false
@@ -97,9 +116,34 @@ func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 	if now.Before(st.quietSince.Add(w.opts.AskAgainAfter)) {
 		return nil, st.deadline // stepNode wakes the node in time
 	}
+	if w.queuedBehind(id) {
+		st.quietSince = now
+		return nil, st.deadline
+	}
+	if _, untouched := w.unstarted[id]; untouched && w.queueMovedAt.After(st.quietSince) {
+		st.quietSince = w.queueMovedAt
+		if now.Before(st.quietSince.Add(w.opts.AskAgainAfter)) {
+			return nil, st.deadline
+		}
+	}
 	st.askedAgain = true
 	w.note(now, id, st, "Unacknowledged", fmt.Sprintf("%s, and nothing changed for %s; asking again", why, w.opts.AskAgainAfter))
 	return []Action{w.request(now, id, st, obj.Suspended)}, st.deadline
+}
+
+// queuedBehind reports whether id's request is untouched behind another
+// untouched request made before it.
+func (w *Walker) queuedBehind(id tiers.ID) bool {
+	seq, ok := w.unstarted[id]
+	if !ok {
+		return false
+	}
+	for _, other := range w.unstarted {
+		if other < seq {
+			return true
+		}
+	}
+	return false
 }
 
 func readyMessage(obj flux.Object) string {

@@ -20,6 +20,9 @@ func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
 		}
 	}
 	w.graphErr = nil
+	if w.queueMoved {
+		w.queueMovedAt, w.queueMoved = now, false
+	}
 	for _, r := range w.pending {
 		w.applyResult(now, r)
 	}

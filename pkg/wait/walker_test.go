@@ -529,3 +529,77 @@ func TestWalkerDoesNotAskAgainWhenAcknowledged(t *testing.T) {
 	none(t, act)
 	phase(t, w, "a", PhaseReconciling)
 }
+
+// On a saturated kustomize-controller (300 Kustomizations, --concurrent 4)
+// a request can wait in its work queue for longer than AskAgainAfter. The
+// queue is first in, first out: while a request made earlier is untouched
+// too, or while the controller is seen taking requests up, a request is
+// waiting its turn, and asking again would only add a write. Quiet time
+// counts from the last request taken up.
+func TestWalkerDoesNotAskAgainWhileQueued(t *testing.T) {
+	a, b, c := node("a", true), node("b", true), node("c", true)
+	w := newTestWalker(Options{AskAgainAfter: 30 * time.Second, Timeout: 10 * time.Minute}, a, b, c)
+	act, _, _ := w.Step(t0)
+	if len(act) != 3 {
+		t.Fatalf("actions = %+v, want a request for each of a, b, c", act)
+	}
+	tokens := map[string]string{}
+	for _, x := range act {
+		tokens[x.Node.Name] = x.Token
+	}
+	inProgress := func(o flux.Object) flux.Object {
+		o.Suspended = false
+		o.Ready = &flux.Condition{Status: "Unknown", Reason: "Progressing", Message: "Reconciliation in progress"}
+		return o
+	}
+	// The controller takes up a at 20 s, b at 50 s: b, untouched for 40 s
+	// at 40 s, was taken up less than 30 s after a; c waits behind b.
+	w.ObserveKustomization(inProgress(a))
+	act, _, _ = w.Step(t0.Add(20 * time.Second))
+	none(t, act)
+	w.ObserveKustomization(readyAt(a, tokens["a"]))
+	act, _, _ = w.Step(t0.Add(40 * time.Second))
+	none(t, act)
+	w.ObserveKustomization(inProgress(b))
+	act, _, _ = w.Step(t0.Add(50 * time.Second))
+	none(t, act)
+	// c is the oldest untouched request from 50 s: asked again, once, 30 s
+	// after the controller last took one up.
+	w.ObserveKustomization(readyAt(b, tokens["b"]))
+	act, _, _ = w.Step(t0.Add(70 * time.Second))
+	none(t, act)
+	act, _, _ = w.Step(t0.Add(81 * time.Second))
+	again := only(t, act, ActionReconcile, "c")
+	if again.Token == tokens["c"] {
+		t.Fatal("asked again with the same token")
+	}
+	act, _, _ = w.Step(t0.Add(5 * time.Minute))
+	none(t, act)
+}
+
+// With nothing taken up, the oldest untouched request is asked again
+// AskAgainAfter after it was made, as before; it keeps its place, so the
+// requests behind it wait until the controller takes it up, and are asked
+// again AskAgainAfter after that if they stay untouched.
+func TestWalkerAsksAgainTheOldestUntouchedRequest(t *testing.T) {
+	a, b := node("a", true), node("b", true)
+	w := newTestWalker(Options{AskAgainAfter: 30 * time.Second, Timeout: 10 * time.Minute}, a, b)
+	act, _, _ := w.Step(t0)
+	if len(act) != 2 {
+		t.Fatalf("actions = %+v, want a request for a and b", act)
+	}
+	act, _, _ = w.Step(t0.Add(31 * time.Second))
+	only(t, act, ActionReconcile, "a")
+	act, _, _ = w.Step(t0.Add(65 * time.Second))
+	none(t, act)
+	taken := a
+	taken.Suspended = false
+	taken.Ready = &flux.Condition{Status: "Unknown", Reason: "Progressing", Message: "Reconciliation in progress"}
+	w.ObserveKustomization(taken)
+	act, _, _ = w.Step(t0.Add(70 * time.Second))
+	none(t, act)
+	act, _, _ = w.Step(t0.Add(99 * time.Second))
+	none(t, act)
+	act, _, _ = w.Step(t0.Add(101 * time.Second))
+	only(t, act, ActionReconcile, "b")
+}

@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -12,6 +13,9 @@ import (
 
 // Options tune a walk.
 type Options struct {
+	// Kinds are the kinds walked, as flux.ParseKinds returns them; empty
+	// means Kustomizations only. A Loop feeds the walker only those.
+	Kinds []string
 	// NoUnsuspend leaves suspended Kustomizations alone (they end blocked).
 	NoUnsuspend bool
 	// NoRemediate reports a proven deadlock instead of pre-applying CRDs.
@@ -58,7 +62,7 @@ const DefaultAskAgainAfter = 30 * time.Second
 // timeZero is the walk start used by Plan, which never looks at clocks.
 var timeZero time.Time
 
-// nodeState is the walker's bookkeeping for one Kustomization.
+// nodeState is the walker's bookkeeping for one node.
 type nodeState struct {
 	// status is Classify of the latest observation, kept with it so that
 	// its Ready message is parsed once however often the node is stepped.
@@ -151,6 +155,14 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
 		queued: map[tiers.ID]struct{}{}, exprs: exprCache{},
 	}
+}
+
+// walks reports whether nodes of kind are walked (Options.Kinds).
+func (w *Walker) walks(kind string) bool {
+	if len(w.opts.Kinds) == 0 {
+		return kind == flux.KindKustomization
+	}
+	return slices.Contains(w.opts.Kinds, kind)
 }
 
 // GraphError is the last error from building the graph (a cycle), if any.

@@ -32,8 +32,8 @@ func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, rea
 		}
 		w.touchDependents(id)
 		if phase == PhaseReady {
-			for _, child := range flux.KustomizationsInInventory(w.objs[id].Inventory) {
-				if _, seen := w.objs[child]; !seen {
+			for _, child := range flux.NodesInInventory(w.objs[id].Inventory) {
+				if _, seen := w.objs[child]; !seen && w.walks(child.Kind) {
 					w.unseen[child] = struct{}{}
 				}
 			}

@@ -9,16 +9,16 @@ import (
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// ObserveKustomization records the latest state of a Kustomization.
-func (w *Walker) ObserveKustomization(obj flux.Object) {
+// ObserveObject records the latest state of a Kustomization or a HelmRelease.
+func (w *Walker) ObserveObject(obj flux.Object) {
 	old, seen := w.objs[obj.ID]
 	w.objs[obj.ID] = obj
 	if !seen || !slices.Equal(old.DependsOn, obj.DependsOn) {
 		w.dirty = true // the next Step rebuilds the graph and looks at every node
 	}
-	if !seen || old.SourceRef != obj.SourceRef {
+	if !seen || old.RevisionSource() != obj.RevisionSource() {
 		if seen {
-			delete(w.bySource[old.SourceRef], obj.ID)
+			delete(w.bySource[old.RevisionSource()], obj.ID)
 		}
 		w.addBySource(obj)
 	}
@@ -36,10 +36,10 @@ func (w *Walker) ObserveKustomization(obj flux.Object) {
 }
 
 func (w *Walker) addBySource(obj flux.Object) {
-	set, ok := w.bySource[obj.SourceRef]
+	set, ok := w.bySource[obj.RevisionSource()]
 	if !ok {
 		set = map[tiers.ID]struct{}{}
-		w.bySource[obj.SourceRef] = set
+		w.bySource[obj.RevisionSource()] = set
 	}
 	set[obj.ID] = struct{}{}
 }
@@ -59,13 +59,13 @@ func sameCondition(a, b *flux.Condition) bool {
 	return *a == *b
 }
 
-// ForgetKustomization records that a Kustomization was deleted.
-func (w *Walker) ForgetKustomization(id tiers.ID) {
+// ForgetObject records that a Kustomization or a HelmRelease was deleted.
+func (w *Walker) ForgetObject(id tiers.ID) {
 	old, seen := w.objs[id]
 	if !seen {
 		return
 	}
-	delete(w.bySource[old.SourceRef], id)
+	delete(w.bySource[old.RevisionSource()], id)
 	delete(w.objs, id)
 	delete(w.nodes, id)
 	delete(w.busy, id)

@@ -89,8 +89,11 @@ type HR struct {
 	Interval, Timeout            time.Duration
 	// CRDs is spec.install.crds (Skip, Create, CreateReplace); empty is
 	// helm-controller's default, Create.
-	CRDs   string
-	Values map[string]any
+	CRDs string
+	// DisableTakeOwnership is spec.install.disableTakeOwnership: Helm then
+	// refuses to install over an object that lacks its ownership metadata.
+	DisableTakeOwnership bool
+	Values               map[string]any
 }
 
 // HelmReleaseGVK is the HelmRelease API the test world serves.
@@ -125,8 +128,15 @@ func (h HR) HelmRelease() *unstructured.Unstructured {
 	if h.Timeout > 0 {
 		spec["timeout"] = h.Timeout.String()
 	}
+	install := map[string]any{}
 	if h.CRDs != "" {
-		spec["install"] = map[string]any{"crds": h.CRDs}
+		install["crds"] = h.CRDs
+	}
+	if h.DisableTakeOwnership {
+		install["disableTakeOwnership"] = true
+	}
+	if len(install) > 0 {
+		spec["install"] = install
 	}
 	if len(h.Values) > 0 {
 		spec["values"] = h.Values

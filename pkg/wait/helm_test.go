@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -168,5 +169,79 @@ func TestWalkerWaitsForHelmReleasesAReadyNodeApplied(t *testing.T) {
 		if want := len(kinds) == 1; w.Finished() != want {
 			t.Errorf("kinds %v: Finished() = %v, want %v", kinds, w.Finished(), want)
 		}
+	}
+}
+
+// TestWalkerExplainsAChartThatRefusesAPreAppliedCRD: Helm refusing a CRD
+// this walk pre-applied (a release without take-ownership, a chart with the
+// CRD in templates/) fails the HelmRelease at once, naming the
+// Kustomization it was pre-applied for and the commands that finish the
+// repair; no retry would pass.
+func TestWalkerExplainsAChartThatRefusesAPreAppliedCRD(t *testing.T) {
+	const refusal = `Helm install failed for release apps/web with chart sprockets@1.0.0: unable to continue with install: CustomResourceDefinition "sprockets.templates.standup.test" in namespace "" exists and cannot be imported into the current release: invalid ownership metadata; label validation error: missing key "app.kubernetes.io/managed-by": must be set to "Helm"; annotation validation error: missing key "meta.helm.sh/release-name": must be set to "web"; annotation validation error: missing key "meta.helm.sh/release-namespace": must be set to "apps"`
+	for _, ours := range []bool{true, false} {
+		web := hr("web", func(o *flux.Object) { o.Ready, o.ObservedGeneration = nil, 0 })
+		w := NewWalker(Options{Kinds: []string{flux.KindKustomization, flux.KindHelmRelease}}, t0)
+		w.ObserveSource(helmChart, "1.0.0")
+		w.ObserveObject(web)
+		if ours {
+			w.preApplied["sprockets.templates.standup.test"] = ksID("app")
+		}
+		act, _, _ := w.Step(t0)
+		if len(act) != 1 {
+			t.Fatalf("actions %+v, want web asked", act)
+		}
+		web.RequestedAt, web.LastHandledReconcileAt, web.ObservedGeneration = act[0].Token, act[0].Token, 1
+		web.Ready = &flux.Condition{Status: "False", Reason: "InstallFailed", Message: refusal}
+		w.ObserveObject(web)
+		_, evs, _ := w.Step(t0.Add(time.Second))
+		if p, _ := w.Phase(hrID("web")); p != PhaseFailed {
+			t.Fatalf("ours=%v: web is %s, want failed at once", ours, p)
+		}
+		msg := evs[len(evs)-1].Message
+		for _, want := range []string{
+			"kubectl label CustomResourceDefinition sprockets.templates.standup.test app.kubernetes.io/managed-by=Helm",
+			"meta.helm.sh/release-name=web meta.helm.sh/release-namespace=apps",
+			"flux reconcile hr web -n apps --reset",
+		} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("ours=%v: message lacks %q:\n%s", ours, want, msg)
+			}
+		}
+		if got := strings.Contains(msg, "standup pre-applied it for Kustomization/flux-system/app"); got != ours {
+			t.Errorf("ours=%v: message names the pre-apply = %v:\n%s", ours, got, msg)
+		}
+	}
+}
+
+// TestWalkerBlocksAKustomizationWaitingOnAFailedRelease: a Kustomization
+// with spec.wait holds until every object it applied is Ready; when a
+// HelmRelease it applied fails for good, the walk says so at once instead
+// of waiting for kustomize-controller's timeout. Without spec.wait it is
+// left to Flux.
+func TestWalkerBlocksAKustomizationWaitingOnAFailedRelease(t *testing.T) {
+	for _, waits := range []bool{true, false} {
+		app := node("app", false)
+		app.Wait = waits
+		w := newTestWalker(Options{Kinds: []string{flux.KindKustomization, flux.KindHelmRelease}}, app)
+		act, _, _ := w.Step(t0)
+		only(t, act, ActionReconcile, "app")
+		web := hr("web", func(o *flux.Object) {
+			o.AppliedBy = &tiers.ID{Kind: flux.KindKustomization, Namespace: "flux-system", Name: "app"}
+			o.Ready, o.ObservedGeneration = nil, 0
+		})
+		w.ObserveSource(helmChart, "1.0.0")
+		w.ObserveObject(web)
+		act, _, _ = w.Step(t0.Add(time.Second))
+		web.RequestedAt, web.LastHandledReconcileAt, web.ObservedGeneration = act[0].Token, act[0].Token, 1
+		web.Ready = &flux.Condition{Status: "False", Reason: "InstallFailed", Message: "Helm install failed"}
+		web.Stalled = &flux.Condition{Status: "True", Reason: "RetriesExceeded", Message: "Failed to install after 1 attempt(s)"}
+		w.ObserveObject(web)
+		w.Step(t0.Add(2 * time.Second))
+		want := PhaseReconciling
+		if waits {
+			want = PhaseBlocked
+		}
+		phase(t, w, "app", want)
 	}
 }

@@ -215,7 +215,9 @@ var sourceNotFoundRE = regexp.MustCompile(`^[a-z]+\.` + regexp.QuoteMeta(sourcev
 //     Ready=False at DependencyNotReady, SourceNotReady (no chart artifact
 //     yet), HealthCheckCanceled, or ArtifactFailed for an artifact not
 //     stored yet;
-//   - HardFailure for InvalidCELExpression and AccessDenied;
+//   - HardFailure for InvalidCELExpression and AccessDenied, and for Helm
+//     refusing to install over an object that lacks its ownership metadata
+//     (crds.ParseHelmOwnershipFailure), which every retry meets again;
 //   - TransientFailure for any other Ready=False (InstallFailed,
 //     UpgradeFailed, ArtifactFailed downloading, ValuesError, ...), which
 //     helm-controller retries as the release's remediation says.
@@ -249,6 +251,8 @@ func classifyHelmRelease(obj flux.Object) Status {
 		st.State = Waiting
 	case r.Reason == meta.InvalidCELExpressionReason, r.Reason == accessDeniedReason:
 		st.State = HardFailure
+	case isHelmOwnershipFailure(r.Message):
+		st.State = HardFailure
 	default:
 		st.State = TransientFailure
 	}
@@ -258,3 +262,8 @@ func classifyHelmRelease(obj flux.Object) Status {
 // helmSourceNotReadyReason is the Ready reason helm-controller writes while
 // the chart source has no artifact (a string in its code, not a constant).
 const helmSourceNotReadyReason = "SourceNotReady"
+
+func isHelmOwnershipFailure(message string) bool {
+	_, ok := crds.ParseHelmOwnershipFailure(message)
+	return ok
+}

@@ -134,6 +134,12 @@ type Walker struct {
 	unseen   map[tiers.ID]struct{} // Kustomizations a ready node's inventory names, not yet observed
 	queued   map[tiers.ID]struct{} // nodes ready to go but held by --max-inflight
 	exprs    exprCache
+	// preApplied maps each CRD this walk created to the node it was
+	// created for, to explain a chart that then refuses it.
+	preApplied map[string]tiers.ID
+	// applied maps a Kustomization to the walked nodes it applied
+	// (their AppliedBy), which it waits on when spec.wait is set.
+	applied map[tiers.ID]map[tiers.ID]struct{}
 }
 
 // NewWalker starts a walk at now.
@@ -153,7 +159,8 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		crds: map[string]bool{}, crdGK: map[schema.GroupKind]bool{},
 		nodes: map[tiers.ID]*nodeState{}, dirty: true, bySource: map[tiers.ID]map[tiers.ID]struct{}{},
 		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
-		queued: map[tiers.ID]struct{}{}, exprs: exprCache{},
+		queued: map[tiers.ID]struct{}{}, exprs: exprCache{}, preApplied: map[string]tiers.ID{},
+		applied: map[tiers.ID]map[tiers.ID]struct{}{},
 	}
 }
 

@@ -22,6 +22,12 @@ func (w *Walker) ObserveObject(obj flux.Object) {
 		}
 		w.addBySource(obj)
 	}
+	if !seen || !sameApplier(old.AppliedBy, obj.AppliedBy) {
+		if seen && old.AppliedBy != nil {
+			delete(w.applied[*old.AppliedBy], obj.ID)
+		}
+		w.addApplied(obj)
+	}
 	st, ok := w.nodes[obj.ID]
 	if !ok {
 		st = &nodeState{phase: PhasePending}
@@ -42,6 +48,25 @@ func (w *Walker) addBySource(obj flux.Object) {
 		w.bySource[obj.RevisionSource()] = set
 	}
 	set[obj.ID] = struct{}{}
+}
+
+func (w *Walker) addApplied(obj flux.Object) {
+	if obj.AppliedBy == nil {
+		return
+	}
+	set, ok := w.applied[*obj.AppliedBy]
+	if !ok {
+		set = map[tiers.ID]struct{}{}
+		w.applied[*obj.AppliedBy] = set
+	}
+	set[obj.ID] = struct{}{}
+}
+
+func sameApplier(a, b *tiers.ID) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // statusChanged reports whether kustomize-controller wrote something new to
@@ -66,6 +91,9 @@ func (w *Walker) ForgetObject(id tiers.ID) {
 		return
 	}
 	delete(w.bySource[old.RevisionSource()], id)
+	if old.AppliedBy != nil {
+		delete(w.applied[*old.AppliedBy], id)
+	}
 	delete(w.objs, id)
 	delete(w.nodes, id)
 	delete(w.busy, id)

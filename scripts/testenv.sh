@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # testenv.sh builds the real test world (kube-apiserver, etcd, kustomize-controller,
-# and the Flux CRDs) from the Go module proxy into a cache directory outside the
-# repository, keyed by version, and prints the directory to use as KUBEBUILDER_ASSETS.
+# helm-controller, and the Flux CRDs) from the Go module proxy into a cache
+# directory outside the repository, keyed by version, and prints the directory to
+# use as KUBEBUILDER_ASSETS.
+#
+# helm-controller comes from the module proxy when it serves it; otherwise from
+# the source tree HELM_CONTROLLER_SRC names (default: ../shared/helm-controller/<version>
+# beside the repository), since some proxies refuse the module while serving every
+# dependency it needs.
 #
 # It is idempotent: a second run with a warm cache only checks the files exist.
 # Progress goes to stderr; the only line on stdout is the assets directory.
@@ -11,11 +17,18 @@ KUBERNETES_VERSION="${KUBERNETES_VERSION:-v1.37.2}"
 ETCD_VERSION="${ETCD_VERSION:-v3.7.0}"
 KUSTOMIZE_CONTROLLER_VERSION="${KUSTOMIZE_CONTROLLER_VERSION:-v1.9.6}"
 SOURCE_CONTROLLER_VERSION="${SOURCE_CONTROLLER_VERSION:-v1.9.6}"
+HELM_CONTROLLER_VERSION="${HELM_CONTROLLER_VERSION:-v1.5.5}"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+HELM_CONTROLLER_SRC="${HELM_CONTROLLER_SRC:-$ROOT/../shared/helm-controller/$HELM_CONTROLLER_VERSION}"
 # Extra kustomize-controller releases to build beside the default one (space separated).
 EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS="${EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS:-}"
 
 CACHE="${STANDUP_TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/standup-testenv}"
-ASSETS="$CACHE/assets/k8s-${KUBERNETES_VERSION}_etcd-${ETCD_VERSION}_kc-${KUSTOMIZE_CONTROLLER_VERSION}"
+# The directory is keyed by every part it holds. BASE is the key before
+# helm-controller joined the world: a cache restored with only BASE (CI keeps
+# one) seeds the new directory, so nothing already built is built again.
+BASE="$CACHE/assets/k8s-${KUBERNETES_VERSION}_etcd-${ETCD_VERSION}_kc-${KUSTOMIZE_CONTROLLER_VERSION}"
+ASSETS="${BASE}_hc-${HELM_CONTROLLER_VERSION}"
 WORK="$CACHE/work"
 export GOFLAGS="${GOFLAGS:--buildvcs=false}"
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -99,6 +112,75 @@ GOMOD
   )
 }
 
+# build_helm_controller OUT builds helm-controller $HELM_CONTROLLER_VERSION:
+# from the module proxy, else from $HELM_CONTROLLER_SRC.
+build_helm_controller() {
+  local out="$1" module="github.com/fluxcd/helm-controller"
+  if go mod download -json "$module@$HELM_CONTROLLER_VERSION" >/dev/null 2>&1; then
+    echo "helm-controller $HELM_CONTROLLER_VERSION from the module proxy"
+    local dir="$WORK/helm-controller-$HELM_CONTROLLER_VERSION"
+    mkdir -p "$dir"
+    (
+      cd "$dir"
+      # The replaces of helm-controller's own go.mod, which a dependent
+      # module does not inherit (its ./api replace is the published api).
+      cat > go.mod <<GOMOD
+module standup.local/helm-controller
+
+go $(go env GOVERSION | sed 's/^go//')
+
+replace (
+	github.com/opencontainers/go-digest => github.com/opencontainers/go-digest v1.0.1-0.20231025023718-d50d2fec9c98
+	sigs.k8s.io/kustomize/api => sigs.k8s.io/kustomize/api v0.20.1
+	sigs.k8s.io/kustomize/kyaml => sigs.k8s.io/kustomize/kyaml v0.20.1
+)
+GOMOD
+      go get -tool "$module@$HELM_CONTROLLER_VERSION"
+      go build -o "$out" "$module"
+    )
+    return
+  fi
+  echo "the module proxy does not serve $module@$HELM_CONTROLLER_VERSION; building $HELM_CONTROLLER_SRC"
+  [ -f "$HELM_CONTROLLER_SRC/go.mod" ] || {
+    echo "no helm-controller source at $HELM_CONTROLLER_SRC: set HELM_CONTROLLER_SRC to a checkout of $module at $HELM_CONTROLLER_VERSION" >&2
+    exit 1
+  }
+  local dir="$WORK/helm-controller-src-$HELM_CONTROLLER_VERSION"
+  rm -rf "$dir"
+  cp -r "$HELM_CONTROLLER_SRC" "$dir"
+  chmod -R u+w "$dir"
+  (
+    cd "$dir"
+    # v1.5.5 requires github.com/fluxcd/pkg/apis/event v0.24.1, which some
+    # proxies refuse; v0.24.0 builds the same controller.
+    local event
+    event=$(awk '$1 == "github.com/fluxcd/pkg/apis/event" {print $2; exit}' go.mod)
+    if [ -n "$event" ] && ! go mod download "github.com/fluxcd/pkg/apis/event@$event" >/dev/null 2>&1; then
+      go mod edit -replace github.com/fluxcd/pkg/apis/event=github.com/fluxcd/pkg/apis/event@v0.24.0
+    fi
+    go mod tidy
+    go build -o "$out" .
+  )
+}
+
+# copy_helm_crds: the HelmRelease CRD and source-controller's HelmChart and
+# HelmRepository CRDs, apart from crds/ so that only worlds running
+# helm-controller serve them (ExternalArtifact is in crds/ already).
+copy_helm_crds() {
+  local hc sc
+  mkdir -p "$ASSETS/crds-helm"
+  if hc=$(go mod download -json "github.com/fluxcd/helm-controller@$HELM_CONTROLLER_VERSION" 2>/dev/null | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p') && [ -n "$hc" ]; then
+    cp "$hc/config/crd/bases/helm.toolkit.fluxcd.io_helmreleases.yaml" "$ASSETS/crds-helm/"
+  else
+    cp "$HELM_CONTROLLER_SRC/config/crd/bases/helm.toolkit.fluxcd.io_helmreleases.yaml" "$ASSETS/crds-helm/"
+  fi
+  sc=$(go mod download -json "github.com/fluxcd/source-controller@$SOURCE_CONTROLLER_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+  for f in helmcharts helmrepositories; do
+    cp "$sc/config/crd/bases/source.toolkit.fluxcd.io_$f.yaml" "$ASSETS/crds-helm/"
+  done
+  chmod -R u+w "$ASSETS/crds-helm"
+}
+
 copy_crds() {
   local kc sc
   kc=$(go mod download -json "github.com/fluxcd/kustomize-controller@$KUSTOMIZE_CONTROLLER_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
@@ -111,7 +193,18 @@ copy_crds() {
   chmod -R u+w "$ASSETS/crds"
 }
 
+# seed_from_base links what the pre-helm-controller directory holds into the
+# new one (a hard link where the filesystem allows, else a copy).
+seed_from_base() {
+  local f
+  for f in "$BASE"/*; do
+    [ -e "$ASSETS/$(basename "$f")" ] && continue
+    cp -al "$f" "$ASSETS/" 2>/dev/null || cp -a "$f" "$ASSETS/"
+  done
+}
+
 cd "$WORK"
+[ ! -d "$BASE" ] || run_step "reuse $BASE" "$WORK/seed.log" seed_from_base
 [ -x "$ASSETS/etcd" ] || run_step "build etcd $ETCD_VERSION" "$WORK/etcd.log" build_etcd
 [ -x "$ASSETS/kustomize-controller" ] || run_step "build kustomize-controller $KUSTOMIZE_CONTROLLER_VERSION" "$WORK/kc.log" \
   build_kustomize_controller "$KUSTOMIZE_CONTROLLER_VERSION" v0.21.1 "$ASSETS/kustomize-controller"
@@ -121,6 +214,9 @@ for v in $EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS; do
     build_kustomize_controller "$v" "$kapi" "$ASSETS/kustomize-controller-$v"
 done
 [ -f "$ASSETS/crds/kustomize.toolkit.fluxcd.io_kustomizations.yaml" ] || run_step "copy Flux CRDs" "$WORK/crds.log" copy_crds
+[ -x "$ASSETS/helm-controller" ] || run_step "build helm-controller $HELM_CONTROLLER_VERSION" "$WORK/hc.log" \
+  build_helm_controller "$ASSETS/helm-controller"
+[ -f "$ASSETS/crds-helm/helm.toolkit.fluxcd.io_helmreleases.yaml" ] || run_step "copy HelmRelease CRDs" "$WORK/crds-helm.log" copy_helm_crds
 [ -x "$ASSETS/kube-apiserver" ] || run_step "build kube-apiserver $KUBERNETES_VERSION" "$WORK/kube-apiserver.log" build_kube_apiserver
 trap - ERR
 log "assets ready: $ASSETS ($(du -sh "$ASSETS" | cut -f1))"

@@ -47,7 +47,7 @@ func TestUnusedArgumentsAreRefusedBeforeAnyRequest(t *testing.T) {
 		{"audit", "--from-cluster", "extra", "--path", "../../examples/homelab/clusters/prod"},
 		{"version", "extra"},
 		{"resume", "a", "--", "--dry-run"},
-		{"resume", "hr", "podinfo", "--dry-run"},
+		{"resume", "hr", "--dry-run"},
 		{"resume", "--dry-run", "--no-such-flag", "a"},
 		{"tiers", "--dry-run"},
 	}

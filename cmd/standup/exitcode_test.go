@@ -83,6 +83,8 @@ func TestWalkError(t *testing.T) {
 		{name: "failed", s: wait.Summary{Failed: 1, Total: 2, FailedNodes: []tiers.ID{a}}, wantCode: ExitFailure, wantMsg: "1 of 2 Kustomizations failed: Kustomization/flux-system/a"},
 		{name: "failed and timed out: failed", s: wait.Summary{Failed: 2, Total: 2, FailedNodes: []tiers.ID{a, b}, TimedOut: []tiers.ID{b}}, wantCode: ExitFailure,
 			wantMsg: "2 of 2 Kustomizations failed: Kustomization/flux-system/a, Kustomization/flux-system/b"},
+		{name: "a HelmRelease failed", s: wait.Summary{Failed: 1, Total: 2, FailedNodes: []tiers.ID{{Kind: "HelmRelease", Namespace: "apps", Name: "web"}}}, wantCode: ExitFailure,
+			wantMsg: "1 of 2 Kustomizations and HelmReleases failed: HelmRelease/apps/web"},
 		{name: "timed out only", s: wait.Summary{Failed: 1, Total: 2, FailedNodes: []tiers.ID{b}, TimedOut: []tiers.ID{b}}, wantCode: ExitTimeout, wantMsg: "timed out: Kustomization/flux-system/b"},
 	}
 	for _, tt := range tests {

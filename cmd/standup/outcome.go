@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
@@ -74,12 +75,18 @@ func (e *hazardsError) Error() string {
 	return fmt.Sprintf("audit: %d findings are errors", e.n)
 }
 
-// nodesFailedError is a walk in which Kustomizations failed for a reason
-// other than their deadline.
+// nodesFailedError is a walk in which nodes failed for a reason other
+// than their deadline.
 type nodesFailedError struct{ summary wait.Summary }
 
 func (e *nodesFailedError) Error() string {
-	return fmt.Sprintf("%d of %d Kustomizations failed: %s", e.summary.Failed, e.summary.Total, ids(e.summary.FailedNodes))
+	what := "Kustomizations"
+	for _, id := range e.summary.FailedNodes {
+		if id.Kind != flux.KindKustomization {
+			what = "Kustomizations and HelmReleases"
+		}
+	}
+	return fmt.Sprintf("%d of %d %s failed: %s", e.summary.Failed, e.summary.Total, what, ids(e.summary.FailedNodes))
 }
 
 // invokedError is any error Run returns, with the name standup was invoked

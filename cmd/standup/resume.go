@@ -18,6 +18,7 @@ import (
 // resumeOptions are the flags of `standup resume`.
 type resumeOptions struct {
 	DryRun, NoUnsuspend, NoRemediate, AdditiveCEL bool
+	KindsSet                                      bool // --kinds given, not defaulted
 	MaxInflight                                   int
 	CRDs, Config                                  string
 	NodeTimeout                                   time.Duration
@@ -28,11 +29,12 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 	o := &resumeOptions{}
 	return withExamples(&cli.Command{
 		Name:      "resume",
-		Usage:     "walk the live Flux graph: resume and reconcile each Kustomization the moment its dependencies are ready",
-		ArgsUsage: "[ks] [NAME|NAMESPACE/NAME]...",
-		Description: "With names, walks only those Kustomizations and what they depend on (as --only): a node cannot\n" +
-			"become Ready while an ancestor is suspended. A flux-style kind word may come first: resume ks apps.\n" +
-			"With -n NS, walks NS's Kustomizations; their dependencies in other namespaces are waited on, never touched.",
+		Usage:     "walk the live Flux graph: resume and reconcile each Kustomization and HelmRelease the moment its dependencies are ready",
+		ArgsUsage: "[ks|hr] [NAME|NAMESPACE/NAME]...",
+		Description: "With names, walks only those nodes and what they depend on (as --only): a node cannot\n" +
+			"become Ready while an ancestor is suspended. A flux-style kind word may come first: resume hr podinfo.\n" +
+			"With -n NS, walks NS's nodes; their dependencies in other namespaces are waited on, never touched.\n" +
+			"HelmReleases are walked by default, from the moment the cluster serves their API.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the plan; change nothing"},
 			&cli.BoolFlag{Name: "no-unsuspend", Destination: &o.NoUnsuspend, Usage: "leave suspended Kustomizations suspended"},
@@ -42,12 +44,15 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle directory for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
 			configFlag(&o.Config),
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
-			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "kinds to walk (ks or Kustomization); only Kustomizations for now"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization, flux.KindHelmRelease), Usage: "kinds to walk: ks (Kustomization), hr (HelmRelease), in any case"},
 			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
 			&cli.StringSliceFlag{Name: "only", Destination: &o.Only, Usage: "walk only these nodes and their ancestors"},
 			&cli.StringSliceFlag{Name: "exclude", Destination: &o.Exclude, Usage: "leave these nodes out"},
 		},
-		Action: func(c *cli.Context) error { return runResume(c.Context, globals(c), *o, c.Args().Slice(), streams) },
+		Action: func(c *cli.Context) error {
+			o.KindsSet = c.IsSet("kinds")
+			return runResume(c.Context, globals(c), *o, c.Args().Slice(), streams)
+		},
 	}, prog,
 		"# what the walk would do now: nothing is changed",
 		"standup resume --dry-run",
@@ -65,11 +70,6 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if err != nil {
 		return usageErrorf("--kinds: %v", err)
 	}
-	for _, k := range kinds {
-		if k != flux.KindKustomization {
-			return usageErrorf("resume walks Kustomizations only: %s is not walked yet, because helm-controller cannot be run in standup's test world to prove it (see them with %s tiers --kinds ks,hr)", k, g.Prog)
-		}
-	}
 	names, err := resumeNames(args)
 	if err != nil {
 		return err
@@ -86,9 +86,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if err != nil {
 		return err
 	}
-	// Every namespace: -n narrows what is walked, and its nodes' ancestors
-	// elsewhere are still waited on.
-	objs, err := flux.ListKustomizations(ctx, cl.Client, "")
+	objs, kinds, err := listWalked(ctx, cl, kinds, opts.KindsSet, streams)
 	if err != nil {
 		return err
 	}
@@ -99,7 +97,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	walkOpts := wait.Options{
 		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || bundle == nil,
 		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: sel,
-		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: triggers,
+		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: triggers, Kinds: kinds,
 	}
 	if opts.DryRun {
 		return printPlan(ctx, cl, objs, walkOpts, g.Output, streams)
@@ -117,20 +115,17 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	return walkError(summary, err)
 }
 
-// resumeNames reads `resume [ks] NAME...`: the names are --only's, and a
-// leading kind word is accepted as flux resume takes it.
+// resumeNames reads `resume [ks|hr] NAME...`: the names are --only's, and
+// a leading kind word is accepted as flux resume takes it.
 func resumeNames(args []string) ([]string, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
-	switch kind, _ := flux.ParseKind(args[0]); kind {
-	case flux.KindKustomization:
+	if kind, ok := flux.ParseKind(args[0]); ok {
 		args = args[1:]
 		if len(args) == 0 {
-			return nil, usageErrorf("resume %s: name the Kustomizations to walk (NAME or NAMESPACE/NAME), or give no kind word to walk them all", "ks")
+			return nil, usageErrorf("resume %s: name the %ss to walk (NAME or NAMESPACE/NAME), or give no kind word to walk them all", args0Word(kind), kind)
 		}
-	case flux.KindHelmRelease:
-		return nil, usageErrorf("resume walks Kustomizations only: name the Kustomization that applies the HelmRelease")
 	}
 	for _, a := range args {
 		if strings.Count(a, "/") > 1 || strings.HasPrefix(a, "/") || strings.HasSuffix(a, "/") {

@@ -3,12 +3,54 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
+
+// listWalked lists the objects of kinds in every namespace (-n narrows what
+// is walked, and its nodes' ancestors elsewhere are still waited on), and
+// returns the kinds the walk can watch. HelmReleases asked for by default
+// are dropped, with a warning, when the credentials may not list them; a
+// cluster without helm-controller has none, and its walk watches for their
+// API to appear (a cold start installs it).
+func listWalked(ctx context.Context, cl *cluster, kinds []string, explicit bool, streams Streams) ([]flux.Object, []string, error) {
+	var objs []flux.Object
+	if slices.Contains(kinds, flux.KindKustomization) {
+		ks, err := flux.ListKustomizations(ctx, cl.Client, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		objs = ks
+	}
+	if !slices.Contains(kinds, flux.KindHelmRelease) {
+		return objs, kinds, nil
+	}
+	hrs, err := flux.ListHelmReleases(ctx, cl.Client, "")
+	switch {
+	case errors.Is(err, flux.ErrHelmNotInstalled):
+	case err != nil && !explicit && apierrors.IsForbidden(err):
+		fmt.Fprintf(streams.Err, "warning: %v; walking Kustomizations only (pass --kinds ks to say so)\n", err)
+		return objs, slices.DeleteFunc(slices.Clone(kinds), func(k string) bool { return k == flux.KindHelmRelease }), nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return append(objs, hrs...), kinds, nil
+}
+
+// args0Word is the kind word flux's CLI takes for kind.
+func args0Word(kind string) string {
+	if kind == flux.KindHelmRelease {
+		return "hr"
+	}
+	return "ks"
+}
 
 // checkSelection refuses --only, --from and --exclude names (and resume's
 // positional names) that match no Kustomization, before anything is done;

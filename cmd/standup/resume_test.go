@@ -17,7 +17,9 @@ func TestResumeNames(t *testing.T) {
 		{args: []string{"ks", "apps", "flux-system/infra"}, want: []string{"apps", "flux-system/infra"}},
 		{args: []string{"Kustomization", "apps"}, want: []string{"apps"}},
 		{args: []string{"ks"}, wantErr: "name the Kustomizations"},
-		{args: []string{"hr", "podinfo"}, wantErr: "Kustomizations only"},
+		{args: []string{"hr", "podinfo", "apps/web"}, want: []string{"podinfo", "apps/web"}},
+		{args: []string{"HelmRelease", "podinfo"}, want: []string{"podinfo"}},
+		{args: []string{"hr"}, wantErr: "resume hr: name the HelmReleases"},
 		{args: []string{"a/b/c"}, wantErr: "not NAME or NAMESPACE/NAME"},
 	}
 	for _, tc := range cases {

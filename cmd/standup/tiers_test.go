@@ -107,15 +107,6 @@ func TestTiersOfflineHelmReleasesGolden(t *testing.T) {
 	}
 }
 
-func TestResumeRefusesHelmReleases(t *testing.T) {
-	for _, kinds := range []string{"HelmRelease", "hr", "ks,HR", "helmreleases"} {
-		_, errOut, code := runOffline(t, "resume", "--kinds", kinds)
-		if code != ExitUsage || !strings.Contains(errOut, "resume walks Kustomizations only: HelmRelease is not walked yet") {
-			t.Fatalf("--kinds %s: exit %d, stderr %q: want a usage error saying HelmReleases are not walked", kinds, code, errOut)
-		}
-	}
-}
-
 // TestTiersKindsAsFluxWritesThem: --kinds takes ks and hr, the kinds and
 // their plurals, in any case, and means the same graph by each spelling.
 func TestTiersKindsAsFluxWritesThem(t *testing.T) {

@@ -14,9 +14,13 @@ import (
 	"time"
 )
 
-// Controller runs the real kustomize-controller as a subprocess, out of
-// cluster, with leader election off and loopback-only endpoints.
+// Controller runs a real Flux controller (kustomize-controller, or
+// helm-controller when Name says so) as a subprocess, out of cluster, with
+// leader election off and loopback-only endpoints.
 type Controller struct {
+	// Name is the controller's name in messages; empty means
+	// kustomize-controller.
+	Name       string
 	Binary     string
 	Kubeconfig string
 	Dir        string
@@ -35,15 +39,15 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cmd != nil {
-		return fmt.Errorf("kustomize-controller already running")
+		return fmt.Errorf("%s already running", c.name())
 	}
 	tmp := filepath.Join(c.Dir, "tmp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return fmt.Errorf("kustomize-controller: %w", err)
+		return fmt.Errorf("%s: %w", c.name(), err)
 	}
 	ports, err := freePorts(2)
 	if err != nil {
-		return fmt.Errorf("kustomize-controller: %w", err)
+		return fmt.Errorf("%s: %w", c.name(), err)
 	}
 	health := fmt.Sprintf("127.0.0.1:%d", ports[1])
 	args := append([]string{
@@ -55,7 +59,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	}, c.Args...)
 	logFile, err := os.OpenFile(c.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("kustomize-controller: %w", err)
+		return fmt.Errorf("%s: %w", c.name(), err)
 	}
 	cmd := exec.Command(c.Binary, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig, "TMPDIR="+tmp, "RUNTIME_NAMESPACE=flux-system")
@@ -63,7 +67,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		return fmt.Errorf("kustomize-controller start failed: %w", err)
+		return fmt.Errorf("%s start failed: %w", c.name(), err)
 	}
 	c.cmd, c.logFile, c.done = cmd, logFile, make(chan struct{})
 	c.Starts++
@@ -71,15 +75,17 @@ func (c *Controller) Start(ctx context.Context) error {
 		_ = cmd.Wait()
 		close(done)
 	}(c.done)
-	return waitHealthy(ctx, "http://"+health+"/readyz", c.done)
+	return waitHealthy(ctx, c.name(), "http://"+health+"/readyz", c.done)
 }
 
-func waitHealthy(ctx context.Context, url string, exited <-chan struct{}) error {
+func (c *Controller) name() string { return orDefault(c.Name, "kustomize-controller") }
+
+func waitHealthy(ctx context.Context, name, url string, exited <-chan struct{}) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
 		case <-exited:
-			return fmt.Errorf("kustomize-controller exited during start-up")
+			return fmt.Errorf("%s exited during start-up", name)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
@@ -92,7 +98,7 @@ func waitHealthy(ctx context.Context, url string, exited <-chan struct{}) error 
 			}
 		}
 	}
-	return fmt.Errorf("kustomize-controller not healthy at %s after 60s", url)
+	return fmt.Errorf("%s not healthy at %s after 60s", name, url)
 }
 
 // Stop terminates the controller gracefully, killing it after 10 s.

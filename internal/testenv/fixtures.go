@@ -10,6 +10,8 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
 
@@ -69,4 +71,95 @@ func LoadCRD(path string) (*apiextensionsv1.CustomResourceDefinition, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return crd, nil
+}
+
+// HR describes a HelmRelease for a test to create. Its chart comes from the
+// HelmRepository Repository ("charts" when empty) in its namespace: no such
+// repository needs to exist, since the world plays source-controller for the
+// HelmChart helm-controller makes of it (World.PublishChart).
+type HR struct {
+	Namespace, Name string
+	// Chart and Version name the chart; an empty Version asks for any.
+	Chart, Version string
+	Repository     string
+	DependsOn      []meta.NamespacedObjectReference
+	// TargetNamespace and ReleaseName are spec.targetNamespace and spec.releaseName.
+	TargetNamespace, ReleaseName string
+	Suspend                      bool
+	Interval, Timeout            time.Duration
+	// CRDs is spec.install.crds (Skip, Create, CreateReplace); empty is
+	// helm-controller's default, Create.
+	CRDs string
+	// DisableTakeOwnership is spec.install.disableTakeOwnership: Helm then
+	// refuses to install over an object that lacks its ownership metadata.
+	DisableTakeOwnership bool
+	Values               map[string]any
+}
+
+// HelmReleaseGVK is the HelmRelease API the test world serves.
+var HelmReleaseGVK = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
+
+// HelmRelease builds the object.
+func (h HR) HelmRelease() *unstructured.Unstructured {
+	interval := h.Interval
+	if interval == 0 {
+		interval = 10 * time.Minute
+	}
+	chartSpec := map[string]any{
+		"chart":     h.Chart,
+		"sourceRef": map[string]any{"kind": sourcev1.HelmRepositoryKind, "name": orDefault(h.Repository, "charts")},
+	}
+	if h.Version != "" {
+		chartSpec["version"] = h.Version
+	}
+	spec := map[string]any{
+		"interval": interval.String(),
+		"chart":    map[string]any{"spec": chartSpec},
+	}
+	if h.Suspend {
+		spec["suspend"] = true
+	}
+	if h.TargetNamespace != "" {
+		spec["targetNamespace"] = h.TargetNamespace
+	}
+	if h.ReleaseName != "" {
+		spec["releaseName"] = h.ReleaseName
+	}
+	if h.Timeout > 0 {
+		spec["timeout"] = h.Timeout.String()
+	}
+	install := map[string]any{}
+	if h.CRDs != "" {
+		install["crds"] = h.CRDs
+	}
+	if h.DisableTakeOwnership {
+		install["disableTakeOwnership"] = true
+	}
+	if len(install) > 0 {
+		spec["install"] = install
+	}
+	if len(h.Values) > 0 {
+		spec["values"] = h.Values
+	}
+	if len(h.DependsOn) > 0 {
+		var deps []any
+		for _, d := range h.DependsOn {
+			dep := map[string]any{"name": d.Name}
+			if d.Namespace != "" {
+				dep["namespace"] = d.Namespace
+			}
+			deps = append(deps, dep)
+		}
+		spec["dependsOn"] = deps
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	u.SetGroupVersionKind(HelmReleaseGVK)
+	u.SetNamespace(h.Namespace)
+	u.SetName(h.Name)
+	return u
+}
+
+// YAML renders the HelmRelease for a tree a Kustomization applies.
+func (h HR) YAML() ([]byte, error) {
+	return yaml.Marshal(h.HelmRelease().Object)
 }

@@ -17,8 +17,11 @@ import (
 // after it has reconciled the CDI CR.
 type RuntimeCRDOperator struct {
 	Trigger schema.GroupVersionResource
-	CRDs    []*apiextensionsv1.CustomResourceDefinition
-	Delay   time.Duration
+	// TriggerSelector, when set, is a label selector the trigger object
+	// must match (the operator's own Deployment among every ConfigMap).
+	TriggerSelector string
+	CRDs            []*apiextensionsv1.CustomResourceDefinition
+	Delay           time.Duration
 
 	mu        sync.Mutex
 	createdAt time.Time
@@ -61,7 +64,7 @@ func (op *RuntimeCRDOperator) run(ctx context.Context, w *World) {
 			return
 		case <-tick.C:
 		}
-		list, err := w.Dynamic.Resource(op.Trigger).List(ctx, metav1.ListOptions{})
+		list, err := w.Dynamic.Resource(op.Trigger).List(ctx, metav1.ListOptions{LabelSelector: op.TriggerSelector})
 		if err != nil || len(list.Items) == 0 {
 			continue
 		}

@@ -87,8 +87,8 @@ func (s *Shared) lend(tb testing.TB, opts Options) (*World, error) {
 		s.world, s.base = w, base
 	}
 	w := s.world
-	w.Controller = nil
-	var logFrom int64
+	w.Controller, w.HelmController = nil, nil
+	var logFrom, helmLogFrom int64
 	if !opts.NoController {
 		c, err := w.newController(opts)
 		if err != nil {
@@ -99,15 +99,32 @@ func (s *Shared) lend(tb testing.TB, opts Options) (*World, error) {
 			s.drop()
 			return nil, err
 		}
+		if s.Options.Helm {
+			hc, err := w.newHelmController(opts)
+			if err != nil {
+				return nil, err
+			}
+			w.HelmController, helmLogFrom = hc, hc.logSize()
+			if err := hc.Start(ctx); err != nil {
+				s.drop()
+				return nil, err
+			}
+		}
 	}
 	scope, endScope := context.WithCancel(w.ctx)
 	w.scopeMu.Lock()
 	w.scope = scope
 	w.scopeMu.Unlock()
+	if s.Options.Helm {
+		w.serveCharts()
+	}
 	s.holder = tb.Name()
 	tb.Cleanup(func() {
 		if tb.Failed() && w.Controller != nil {
 			tb.Logf("kustomize-controller log during this test (last 60 lines):\n%s", tail(w.Controller.logSince(logFrom), 60))
+		}
+		if tb.Failed() && w.HelmController != nil {
+			tb.Logf("helm-controller log during this test (last 60 lines):\n%s", tail(w.HelmController.logSince(helmLogFrom), 60))
 		}
 		endScope()
 		w.helpers.Wait()
@@ -121,7 +138,7 @@ func (s *Shared) lend(tb testing.TB, opts Options) (*World, error) {
 
 // startShared starts a world and reads its baseline.
 func startShared(ctx context.Context, opts Options) (*World, baseline, error) {
-	w, err := Start(ctx, opts)
+	w, err := start(ctx, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,6 +155,9 @@ func (s *Shared) giveBack(tb testing.TB, w *World) {
 	tb.Helper()
 	if w.Controller != nil {
 		w.Controller.Kill()
+	}
+	if w.HelmController != nil {
+		w.HelmController.Kill()
 	}
 	if tb.Failed() {
 		s.mu.Lock()

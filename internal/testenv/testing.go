@@ -31,6 +31,9 @@ func New(tb testing.TB, opts Options) *World {
 		if tb.Failed() && w.Controller != nil {
 			tb.Logf("kustomize-controller log (last 60 lines):\n%s", tail(w.Controller.Log(), 60))
 		}
+		if tb.Failed() && w.HelmController != nil {
+			tb.Logf("helm-controller log (last 60 lines):\n%s", tail(w.HelmController.Log(), 60))
+		}
 		w.Stop()
 	})
 	return w

@@ -41,17 +41,25 @@ type Options struct {
 	// APIServerFlags ("--name=value") are set on kube-apiserver's command
 	// line from the start, as StartAPIServer sets them on a restart.
 	APIServerFlags []string
+	// Helm makes it a world of helm-controller too: the API server serves
+	// HelmReleases, HelmCharts and HelmRepositories, helm-controller runs
+	// beside kustomize-controller (unless NoController), and the world
+	// plays source-controller for HelmCharts (PublishChart). Worlds without
+	// it serve no HelmRelease API, as a cluster without helm-controller.
+	Helm bool
+	// HelmControllerArgs are extra flags for helm-controller.
+	HelmControllerArgs []string
 }
 
-// controlPlane is opts without the controller: what a Pool's worlds of
-// the same control plane share, whichever controller each test runs.
+// controlPlane is opts without the controllers: what a Pool's worlds of
+// the same control plane share, whichever controllers each test runs.
 func (opts Options) controlPlane() Options {
-	return Options{NoController: true, APIAudit: opts.APIAudit, APIServerFlags: slices.Clone(opts.APIServerFlags)}
+	return Options{NoController: true, APIAudit: opts.APIAudit, APIServerFlags: slices.Clone(opts.APIServerFlags), Helm: opts.Helm}
 }
 
 // planeKey names opts' control plane for Pool.
 func (opts Options) planeKey() string {
-	return fmt.Sprintf("audit=%v flags=%q", opts.APIAudit, opts.APIServerFlags)
+	return fmt.Sprintf("audit=%v flags=%q helm=%v", opts.APIAudit, opts.APIServerFlags, opts.Helm)
 }
 
 // World is one running test world. Every World has its own temporary
@@ -66,6 +74,8 @@ type World struct {
 	Assets     string
 	Artifacts  *ArtifactServer
 	Controller *Controller
+	// HelmController runs in worlds of Options.Helm (nil otherwise).
+	HelmController *Controller
 
 	// StartupTime is how long the control plane took to start.
 	StartupTime time.Duration
@@ -79,6 +89,10 @@ type World struct {
 	scopeMu sync.Mutex
 	scope   context.Context
 	helpers sync.WaitGroup
+
+	// charts are the charts PublishChart stored during this turn (worlds
+	// of Options.Helm).
+	charts *chartStore
 }
 
 // Scheme returns a scheme holding every type the test world uses.
@@ -92,7 +106,20 @@ func Scheme() (*runtime.Scheme, error) {
 }
 
 // Start starts a new world. The caller must call Stop.
-func Start(ctx context.Context, opts Options) (_ *World, err error) {
+func Start(ctx context.Context, opts Options) (*World, error) {
+	w, err := start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Helm {
+		w.serveCharts()
+	}
+	return w, nil
+}
+
+// start starts a world without its background helpers: a shared world
+// starts those for each test in its turn (Shared.lend).
+func start(ctx context.Context, opts Options) (_ *World, err error) {
 	assets, err := AssetsDir()
 	if err != nil {
 		return nil, err
@@ -130,6 +157,14 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := w.Controller.Start(ctx); err != nil {
 		return nil, err
 	}
+	if opts.Helm {
+		if w.HelmController, err = w.newHelmController(opts); err != nil {
+			return nil, err
+		}
+		if err := w.HelmController.Start(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return w, nil
 }
 
@@ -150,9 +185,16 @@ func (w *World) newController(opts Options) (*Controller, error) {
 
 func (w *World) startControlPlane(opts Options) error {
 	start := time.Now()
+	crdDirs := []string{filepath.Join(w.Assets, "crds")}
+	if opts.Helm {
+		if err := checkHelmAssets(w.Assets); err != nil {
+			return err
+		}
+		crdDirs = append(crdDirs, filepath.Join(w.Assets, helmCRDsDir))
+	}
 	w.Env = &envtest.Environment{
 		BinaryAssetsDirectory:    w.Assets,
-		CRDDirectoryPaths:        []string{filepath.Join(w.Assets, "crds")},
+		CRDDirectoryPaths:        crdDirs,
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: 90 * time.Second,
 		ControlPlaneStopTimeout:  30 * time.Second,
@@ -224,6 +266,9 @@ func (w *World) Stop() {
 	w.cancel()
 	if w.Controller != nil {
 		w.Controller.Stop()
+	}
+	if w.HelmController != nil {
+		w.HelmController.Stop()
 	}
 	if w.Artifacts != nil {
 		w.Artifacts.Close()

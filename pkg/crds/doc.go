@@ -31,7 +31,13 @@
 // AlreadyExists and left alone. PlanAbsent is the same without the creates,
 // for a dry run.
 //
-// Everything in the files parse.go, diagnose.go, repair.go, bundle.go,
+// ParseHelmOwnershipFailure (helmowner.go) reads helm-controller's Ready
+// message for Helm refusing to install a release over an object that lacks
+// its ownership metadata (a CRD pre-applied for a chart that ships it in
+// templates/, when the release does not take ownership), and Remedy says
+// how to hand the object to the release.
+//
+// Everything in the files parse.go, helmowner.go, diagnose.go, repair.go, bundle.go,
 // bundledir.go, capture.go, plan.go and conflict.go is pure or reads local
 // files only; it never talks to a cluster. capture_write.go writes local
 // files; apply.go holds the cluster I/O.

@@ -9,11 +9,14 @@
 // Flux.
 //
 // Object is one Flux object as standup reasons about it, whether read live
-// (FromKustomization, ListKustomizations, ListHelmReleases, List for
-// several kinds) or rendered from a checkout. kinds.go reads kinds as users
+// (FromKustomization, ListKustomizations, FromHelmRelease and
+// ListHelmReleases in helm.go, List for several kinds) or rendered from a
+// checkout; RevisionSource is the source its revision is compared with (a
+// HelmRelease's HelmChart). kinds.go reads kinds as users
 // type them (ks, hr, plurals, any case). inventory.go parses status.inventory ids as
-// kustomize-controller writes them, and names the CRDs and the child
-// Kustomizations an inventory holds. SourceRevision reads a source's current
-// artifact revision (SourceRevisions, every source of a set of objects once), and RequestReconcile asks for a reconcile with the one
-// merge patch `flux reconcile` and `flux resume` send.
+// kustomize-controller and helm-controller write them, and names the CRDs
+// and the child Kustomizations and HelmReleases an inventory holds. SourceRevision reads a source's current
+// artifact revision (SourceRevisions, every source of a set of objects once), and RequestReconcile asks a Kustomization or a
+// HelmRelease for a reconcile with the one merge patch `flux reconcile` and
+// `flux resume` send.
 package flux

@@ -3,7 +3,10 @@ package flux
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
+	"github.com/fluxcd/pkg/apis/meta"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,9 +18,9 @@ import (
 // ErrHelmNotInstalled is returned when the cluster serves no HelmRelease API.
 var ErrHelmNotInstalled = fmt.Errorf("the cluster serves no %s API (helm-controller not installed)", HelmReleaseGVK.GroupVersion())
 
-// ListHelmReleases lists HelmReleases in namespace ("" for all) as Objects:
-// their dependsOn, suspend, Ready condition, and the Kustomization that
-// applied them (from kustomize-controller's owner labels).
+// ListHelmReleases lists HelmReleases in namespace ("" for all) as Objects
+// (FromHelmRelease), with the Kustomization that applied each (from
+// kustomize-controller's owner labels).
 func ListHelmReleases(ctx context.Context, c client.Reader, namespace string) ([]Object, error) {
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(HelmReleaseGVK.GroupVersion().WithKind(KindHelmRelease + "List"))
@@ -34,27 +37,24 @@ func ListHelmReleases(ctx context.Context, c client.Reader, namespace string) ([
 		if err != nil {
 			return nil, fmt.Errorf("HelmRelease/%s/%s: %w", u.GetNamespace(), u.GetName(), err)
 		}
-		labels := u.GetLabels()
-		if name := labels[kustomizationNameLabel]; name != "" {
-			obj.AppliedBy = &tiers.ID{Kind: KindKustomization, Namespace: labels[kustomizationNamespaceLabel], Name: name}
-		}
-		if conds, found, _ := unstructured.NestedSlice(u.Object, "status", "conditions"); found {
-			for _, c := range conds {
-				m, _ := c.(map[string]any)
-				if m["type"] == "Ready" {
-					obj.Ready = &Condition{Status: fmt.Sprint(m["status"]), Reason: fmt.Sprint(m["reason"]), Message: fmt.Sprint(m["message"])}
-				}
-			}
-		}
-		obj.Generation = u.GetGeneration()
 		objs = append(objs, obj)
 	}
 	return objs, nil
 }
 
-// FromHelmRelease reads what the graph needs of a HelmRelease from its
-// unstructured form: dependsOn (namespaces default to the HelmRelease's own),
-// suspend and the chart's source.
+// defaultHelmTimeout is helm-controller's default spec.timeout, the
+// timeout of each Helm action.
+const defaultHelmTimeout = 5 * time.Minute
+
+// FromHelmRelease reads a HelmRelease from its unstructured form: dependsOn
+// (namespaces default to the HelmRelease's own), suspend, the chart's
+// source, and what the walk needs of a live one: the Kustomization that
+// applied it (kustomize-controller's owner labels), generation, Ready and
+// Stalled, status.lastAttemptedRevision (as LastAppliedRevision: the chart
+// version helm-controller last attempted, which Ready=True says succeeded),
+// the chart artifact it came from (Chart), the reconcile request and its
+// handling, the inventory (the release's objects and the chart's CRDs),
+// spec.timeout (helm-controller's default, 5m, when unset) and Raw.
 func FromHelmRelease(u *unstructured.Unstructured) (Object, error) {
 	id := tiers.ID{Kind: KindHelmRelease, Namespace: u.GetNamespace(), Name: u.GetName()}
 	obj := Object{Node: tiers.Node{ID: id}}
@@ -83,7 +83,69 @@ func FromHelmRelease(u *unstructured.Unstructured) (Object, error) {
 	}
 	obj.Suspended, _, _ = unstructured.NestedBool(u.Object, "spec", "suspend")
 	obj.SourceRef = helmSourceRef(u, id.Namespace)
+	obj.Timeout = defaultHelmTimeout
+	if s, ok, _ := unstructured.NestedString(u.Object, "spec", "timeout"); ok {
+		if d, err := time.ParseDuration(s); err == nil && d > 0 {
+			obj.Timeout = d
+		}
+	}
+	labels := u.GetLabels()
+	if name := labels[kustomizationNameLabel]; name != "" {
+		obj.AppliedBy = &tiers.ID{Kind: KindKustomization, Namespace: labels[kustomizationNamespaceLabel], Name: name}
+	}
+	obj.Generation = u.GetGeneration()
+	obj.RequestedAt = u.GetAnnotations()[ReconcileRequestAnnotation]
+	readHelmStatus(u, &obj)
+	if u.Object["status"] != nil {
+		obj.Raw = u.Object
+	}
 	return obj, nil
+}
+
+// readHelmStatus reads the status fields of a live HelmRelease into obj.
+func readHelmStatus(u *unstructured.Unstructured, obj *Object) {
+	status, _, _ := unstructured.NestedMap(u.Object, "status")
+	if status == nil {
+		return
+	}
+	obj.ObservedGeneration, _, _ = unstructured.NestedInt64(status, "observedGeneration")
+	obj.LastAppliedRevision, _, _ = unstructured.NestedString(status, "lastAttemptedRevision")
+	obj.LastHandledReconcileAt, _, _ = unstructured.NestedString(status, "lastHandledReconcileAt")
+	conds, _, _ := unstructured.NestedSlice(status, "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		cond := &Condition{Status: fmt.Sprint(m["status"]), Reason: fmt.Sprint(m["reason"]), Message: fmt.Sprint(m["message"])}
+		switch m["type"] {
+		case meta.ReadyCondition:
+			obj.Ready = cond
+		case meta.StalledCondition:
+			obj.Stalled = cond
+		}
+	}
+	entries, _, _ := unstructured.NestedSlice(status, "inventory", "entries")
+	for _, e := range entries {
+		m, _ := e.(map[string]any)
+		if id, ok := m["id"].(string); ok {
+			obj.Inventory = append(obj.Inventory, id)
+		}
+	}
+	obj.Chart = helmChartOf(u, status)
+}
+
+// helmChartOf is the source whose artifact a HelmRelease installs: the
+// HelmChart helm-controller made of spec.chart (status.helmChart,
+// "namespace/name"), else spec.chartRef; zero before either is known.
+func helmChartOf(u *unstructured.Unstructured, status map[string]any) tiers.ID {
+	if ref, ok, _ := unstructured.NestedString(status, "helmChart"); ok && ref != "" {
+		ns, name, found := strings.Cut(ref, "/")
+		if found {
+			return tiers.ID{Kind: HelmChartKind, Namespace: ns, Name: name}
+		}
+	}
+	if _, found, _ := unstructured.NestedMap(u.Object, "spec", "chartRef"); found {
+		return helmSourceRef(u, u.GetNamespace())
+	}
+	return tiers.ID{}
 }
 
 // helmSourceRef returns spec.chart.spec.sourceRef, else spec.chartRef, with

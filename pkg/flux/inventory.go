@@ -93,12 +93,27 @@ func CRDsInInventory(ids []string) []string {
 // skipped, as in CRDsInInventory.
 func KustomizationsInInventory(ids []string) []tiers.ID {
 	var out []tiers.ID
+	for _, id := range NodesInInventory(ids) {
+		if id.Kind == KindKustomization {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// NodesInInventory returns the Kustomizations and HelmReleases listed in
+// the inventory entry ids, in inventory order. Ids that do not parse are
+// skipped, as in CRDsInInventory.
+func NodesInInventory(ids []string) []tiers.ID {
+	var out []tiers.ID
 	for _, id := range ids {
 		e, err := ParseInventoryID(id)
-		if err != nil || e.Group != KustomizeGroup || e.Kind != KindKustomization {
+		if err != nil {
 			continue
 		}
-		out = append(out, tiers.ID{Kind: KindKustomization, Namespace: e.Namespace, Name: e.Name})
+		if (e.Group == KustomizeGroup && e.Kind == KindKustomization) || (e.Group == HelmGroup && e.Kind == KindHelmRelease) {
+			out = append(out, tiers.ID{Kind: e.Kind, Namespace: e.Namespace, Name: e.Name})
+		}
 	}
 	return out
 }

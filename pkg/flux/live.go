@@ -45,6 +45,8 @@ func SourceRevision(ctx context.Context, c client.Reader, ref tiers.ID) (string,
 		obj = &sourcev1.OCIRepository{}
 	case sourcev1.BucketKind:
 		obj = &sourcev1.Bucket{}
+	case sourcev1.HelmChartKind:
+		obj = &sourcev1.HelmChart{}
 	default:
 		return "", fmt.Errorf("%s: unsupported source kind %q", ref, ref.Kind)
 	}
@@ -86,18 +88,22 @@ func List(ctx context.Context, c client.Reader, namespace string, kinds []string
 }
 
 // SourceRevisions returns the current artifact revision of every source
-// objs build from, each read once.
+// objs are compared with (RevisionSource), each read once.
 func SourceRevisions(ctx context.Context, c client.Reader, objs []Object) (map[tiers.ID]string, error) {
 	revs := map[tiers.ID]string{}
 	for _, o := range objs {
-		if _, ok := revs[o.SourceRef]; ok || o.SourceRef.Name == "" {
+		src := o.RevisionSource()
+		if _, ok := revs[src]; ok || src.Name == "" {
 			continue
 		}
-		rev, err := SourceRevision(ctx, c, o.SourceRef)
+		if _, ok := SourceGVR(src.Kind); !ok && o.ID.Kind == KindHelmRelease {
+			continue // a chartRef kind whose revision is not compared
+		}
+		rev, err := SourceRevision(ctx, c, src)
 		if err != nil {
 			return nil, err
 		}
-		revs[o.SourceRef] = rev
+		revs[src] = rev
 	}
 	return revs, nil
 }

@@ -20,6 +20,9 @@ const (
 	KindKustomization = kustomizev1.KustomizationKind
 	// KindHelmRelease is the kind of a Flux HelmRelease.
 	KindHelmRelease = "HelmRelease"
+	// HelmChartKind is the kind of the chart source helm-controller makes
+	// of a HelmRelease's spec.chart.
+	HelmChartKind = sourcev1.HelmChartKind
 
 	kustomizationsPlural = "kustomizations"
 	// KustomizationResource is the plural.group of Flux Kustomizations, as
@@ -27,9 +30,10 @@ const (
 	KustomizationResource = kustomizationsPlural + "." + KustomizeGroup
 	// KustomizationCRD is the name of the CRD that serves Kustomizations
 	// (a CRD is named plural.group): its presence is Flux's.
-	KustomizationCRD = KustomizationResource
-	// HelmReleaseResource is the plural.group of HelmReleases.
-	HelmReleaseResource = "helmreleases." + HelmGroup
+	KustomizationCRD   = KustomizationResource
+	helmReleasesPlural = "helmreleases"
+	// HelmReleaseResource is the plural.group of HelmReleases, also its CRD's name.
+	HelmReleaseResource = helmReleasesPlural + "." + HelmGroup
 
 	// ReconcileRequestAnnotation asks a Flux controller to reconcile now;
 	// the controller copies its value to status.lastHandledReconcileAt once
@@ -57,10 +61,13 @@ var (
 	KustomizationGVR = schema.GroupVersionResource{Group: KustomizeGroup, Version: kustomizev1.GroupVersion.Version, Resource: kustomizationsPlural}
 	// HelmReleaseGVK is the HelmRelease API standup reads (helm.toolkit.fluxcd.io/v2).
 	HelmReleaseGVK = schema.GroupVersionKind{Group: HelmGroup, Version: "v2", Kind: KindHelmRelease}
+	// HelmReleaseGVR is the HelmRelease API standup watches and patches.
+	HelmReleaseGVR = HelmReleaseGVK.GroupVersion().WithResource(helmReleasesPlural)
 )
 
-// SourceGVR returns the API of a Kustomization's source kind
-// (GitRepository, OCIRepository, Bucket), and false for any other kind.
+// SourceGVR returns the API of a source kind whose artifact revision a walk
+// reads (a Kustomization's GitRepository, OCIRepository or Bucket; a
+// HelmRelease's HelmChart), and false for any other kind.
 func SourceGVR(kind string) (schema.GroupVersionResource, bool) {
 	var plural string
 	switch kind {
@@ -70,6 +77,8 @@ func SourceGVR(kind string) (schema.GroupVersionResource, bool) {
 		plural = "ocirepositories"
 	case sourcev1.BucketKind:
 		plural = "buckets"
+	case sourcev1.HelmChartKind:
+		plural = "helmcharts"
 	default:
 		return schema.GroupVersionResource{}, false
 	}

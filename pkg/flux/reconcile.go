@@ -6,8 +6,10 @@ import (
 	"fmt"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubestandup/standup/pkg/kube"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -32,13 +34,25 @@ func ReconcilePatch(token string, unsuspend bool) []byte {
 	return data
 }
 
-// RequestReconcile asks kustomize-controller to reconcile the Kustomization
-// id now, with ReconcilePatch: the request is handled when the object's
+// RequestReconcile asks Flux to reconcile the Kustomization or HelmRelease
+// id now, with ReconcilePatch, as `flux reconcile ks|hr` (and `flux resume`
+// when unsuspend is set) does: the request is handled when the object's
 // status.lastHandledReconcileAt equals token.
 func RequestReconcile(ctx context.Context, c client.Writer, id tiers.ID, token string, unsuspend bool) error {
+	patch := client.RawPatch(client.Merge.Type(), ReconcilePatch(token, unsuspend))
+	if id.Kind == KindHelmRelease {
+		hr := &unstructured.Unstructured{}
+		hr.SetGroupVersionKind(HelmReleaseGVK)
+		hr.SetNamespace(id.Namespace)
+		hr.SetName(id.Name)
+		if err := c.Patch(ctx, hr, patch); err != nil {
+			return fmt.Errorf("%s reconcile request failed: %w", id, kube.Explain(err, "patch", HelmReleaseResource))
+		}
+		return nil
+	}
 	ks := &kustomizev1.Kustomization{}
 	ks.Namespace, ks.Name = id.Namespace, id.Name
-	if err := c.Patch(ctx, ks, client.RawPatch(client.Merge.Type(), ReconcilePatch(token, unsuspend))); err != nil {
+	if err := c.Patch(ctx, ks, patch); err != nil {
 		return fmt.Errorf("%s reconcile request failed: %w", id, ExplainKustomizations(err, "patch"))
 	}
 	return nil

@@ -19,8 +19,14 @@ type Condition struct {
 type Object struct {
 	tiers.Node
 
-	// SourceRef is the source the object builds from (GitRepository, OCIRepository, ...).
+	// SourceRef is the source the object builds from (GitRepository,
+	// OCIRepository, ...; a HelmRelease's chart source: HelmRepository,
+	// GitRepository, or its chartRef).
 	SourceRef tiers.ID `json:"sourceRef,omitempty"`
+	// Chart is, for a live HelmRelease, the source of the artifact it
+	// installs, whose revision its LastAppliedRevision is compared with:
+	// the HelmChart helm-controller made of spec.chart, or spec.chartRef.
+	Chart tiers.ID `json:"-"`
 	// Path is spec.path of a Kustomization.
 	Path string `json:"path,omitempty"`
 	// Wait is spec.wait of a Kustomization.
@@ -36,22 +42,36 @@ type Object struct {
 	// File is the file the object was read from (offline only), relative to the repository root.
 	File string `json:"file,omitempty"`
 
-	Suspended           bool       `json:"suspended"`
-	Ready               *Condition `json:"ready,omitempty"`
-	Stalled             *Condition `json:"stalled,omitempty"`
-	LastAppliedRevision string     `json:"lastAppliedRevision,omitempty"`
-	Generation          int64      `json:"generation,omitempty"`
-	ObservedGeneration  int64      `json:"observedGeneration,omitempty"`
+	Suspended bool       `json:"suspended"`
+	Ready     *Condition `json:"ready,omitempty"`
+	Stalled   *Condition `json:"stalled,omitempty"`
+	// LastAppliedRevision is a Kustomization's status.lastAppliedRevision,
+	// and a HelmRelease's status.lastAttemptedRevision (the chart version).
+	LastAppliedRevision string `json:"lastAppliedRevision,omitempty"`
+	Generation          int64  `json:"generation,omitempty"`
+	ObservedGeneration  int64  `json:"observedGeneration,omitempty"`
 	// RequestedAt is the reconcile.fluxcd.io/requestedAt annotation.
 	RequestedAt string `json:"requestedAt,omitempty"`
 	// LastHandledReconcileAt is status.lastHandledReconcileAt.
 	LastHandledReconcileAt string `json:"lastHandledReconcileAt,omitempty"`
-	// Inventory holds the status.inventory entry ids
+	// Inventory holds the status.inventory entry ids (a HelmRelease's
+	// include its chart's CRDs)
 	// (namespace_name_group_kind, e.g. _storageprofiles.cdi.kubevirt.io_apiextensions.k8s.io_CustomResourceDefinition).
 	Inventory []string `json:"-"`
-	// Timeout is spec.timeout, else spec.interval, as Flux defaults it.
+	// Timeout is spec.timeout, else spec.interval for a Kustomization and
+	// 5m for a HelmRelease, as Flux defaults them.
 	Timeout time.Duration `json:"-"`
 	// Raw is the object as an unstructured map, as kustomize-controller hands
 	// it to a dependsOn readyExpr (self and dep); nil offline.
 	Raw map[string]any `json:"-"`
+}
+
+// RevisionSource is the source whose current artifact revision o's
+// LastAppliedRevision is compared with: a Kustomization's sourceRef, a
+// HelmRelease's Chart.
+func (o Object) RevisionSource() tiers.ID {
+	if o.ID.Kind == KindHelmRelease {
+		return o.Chart
+	}
+	return o.SourceRef
 }

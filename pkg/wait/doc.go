@@ -1,9 +1,12 @@
-// Package wait decides when a Flux Kustomization is ready and what to do
-// about one that is not, and walks the graph on those decisions. It holds
+// Package wait decides when a Flux Kustomization or HelmRelease is ready
+// and what to do about one that is not, and walks the graph on those
+// decisions. It holds
 // three rooms, each in its own files.
 //
 // The readiness rules (readiness.go, readyexpr.go) are pure functions of
-// flux.Object values and strings, mirroring kustomize-controller v1.9:
+// flux.Object values and strings, mirroring kustomize-controller v1.9 (and
+// helm-controller v1.5 for HelmReleases: HelmReleaseReady, and Classify's
+// and ReadyForDependents' HelmRelease rules):
 // ReadyForDependents is its dependency check (Ready=True, observed
 // generation, and the revision gate for a shared source), RequestHandled
 // tells that a reconcile request was handled, and Classify sorts a

@@ -131,15 +131,15 @@ func TestWalkerTimesItsReconciles(t *testing.T) {
 	}
 	act, _, _ := w.Step(at(0))
 	kickA := only(t, act, ActionReconcile, "a")
-	w.ObserveKustomization(underWay(a))
+	w.ObserveObject(underWay(a))
 	w.Step(at(0.5))
-	w.ObserveKustomization(readyAt(a, kickA.Token))
+	w.ObserveObject(readyAt(a, kickA.Token))
 	act, _, _ = w.Step(at(2.5))
 	kickB := only(t, act, ActionReconcile, "b")
 	// b's reconcile is over before the walker steps: Progressing and Ready
 	// in one batch, so it is seen under way and Ready at the same Step.
-	w.ObserveKustomization(underWay(b))
-	w.ObserveKustomization(readyAt(b, kickB.Token))
+	w.ObserveObject(underWay(b))
+	w.ObserveObject(readyAt(b, kickB.Token))
 	w.Step(at(4))
 	s := w.Summary(at(4), false)
 	if s.Limit == nil {

@@ -15,13 +15,17 @@ import (
 	"github.com/kubestandup/standup/pkg/flux"
 )
 
-// Resources the walk watches besides Flux's own (flux.KustomizationGVR, flux.SourceGVR).
+// Resources the walk watches besides Flux's own (flux.KustomizationGVR,
+// flux.HelmReleaseGVR, flux.SourceGVR).
 var crdsGVR = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
 
 // Loop is the I/O around a Walker: watches feed it objects, and it performs
 // the actions the walker decides. It watches every namespace: a walk
 // narrowed to one (Options.Selection.Namespace) still waits on the
-// dependencies its nodes have elsewhere.
+// dependencies its nodes have elsewhere. It watches the kinds
+// Options.Kinds walks: HelmReleases from the moment the CRD watch shows
+// their API established (on a cold start, the root installs
+// helm-controller), and each source kind once a node references it.
 type Loop struct {
 	Dynamic dynamic.Interface
 	Client  client.Client
@@ -45,10 +49,13 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 	defer cancel(nil)
 	box := &inbox{signal: make(chan struct{}, 1)}
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
+	opts := l.Options
+	opts.Bundle = l.Bundle
+	w := NewWalker(opts, time.Now())
 	crdInformer := watchInto(factory, crdsGVR, box, cancel)
-	syncs := []toolscache.InformerSynced{
-		watchInto(factory, flux.KustomizationGVR, box, cancel).HasSynced,
-		crdInformer.HasSynced,
+	syncs := []toolscache.InformerSynced{crdInformer.HasSynced}
+	if w.walks(flux.KindKustomization) {
+		syncs = append(syncs, watchInto(factory, flux.KustomizationGVR, box, cancel).HasSynced)
 	}
 	factory.Start(ctx.Done())
 	if !toolscache.WaitForCacheSync(ctx.Done(), syncs...) {
@@ -57,11 +64,8 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		}
 		return Summary{}, fmt.Errorf("initial list of Kustomizations and CRDs did not complete: %w", context.Cause(ctx))
 	}
-	watchedSources := map[string]bool{}
+	watched := map[string]bool{}
 	sourceFactory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
-	opts := l.Options
-	opts.Bundle = l.Bundle
-	w := NewWalker(opts, time.Now())
 	act := l.actor()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -70,14 +74,20 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		// in the inbox too, and no node may be judged without its revision.
 		for items := box.drain(); len(items) > 0; items = box.drain() {
 			for _, o := range items {
-				l.observe(w, o)
-				if o.gvr == flux.KustomizationGVR && !o.deleted {
-					if err := l.watchSource(ctx, sourceFactory, box, cancel, watchedSources, o.obj); err != nil {
-						if fatal := raised(ctx); fatal != nil {
-							return w.Summary(time.Now(), false), fatal
-						}
-						return w.Summary(time.Now(), true), err
+				var err error
+				switch src := l.observe(w, o); {
+				case src != "":
+					if gvr, ok := flux.SourceGVR(src); ok {
+						err = l.watchKind(ctx, sourceFactory, box, cancel, watched, gvr)
 					}
+				case w.walks(flux.KindHelmRelease) && helmAPIServed(o):
+					err = l.watchKind(ctx, factory, box, cancel, watched, flux.HelmReleaseGVR)
+				}
+				if err != nil {
+					if fatal := raised(ctx); fatal != nil {
+						return w.Summary(time.Now(), false), fatal
+					}
+					return w.Summary(time.Now(), true), err
 				}
 			}
 		}

@@ -86,7 +86,7 @@ func remediating(t *testing.T) (*Walker, Action) {
 	w := newTestWalker(Options{}, pc)
 	act, _, _ := w.Step(t0)
 	first := only(t, act, ActionReconcile, "platform-config")
-	w.ObserveKustomization(handled(pc, first.Token, "False", "ReconciliationFailed", dryRun))
+	w.ObserveObject(handled(pc, first.Token, "False", "ReconciliationFailed", dryRun))
 	_, _, next := w.Step(t0.Add(time.Second))
 	act, _, _ = w.Step(next)
 	return w, only(t, act, ActionPreApplyCRDs, "platform-config")

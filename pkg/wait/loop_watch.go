@@ -123,27 +123,34 @@ func handler(gvr schema.GroupVersionResource, box *inbox) toolscache.ResourceEve
 	}
 }
 
-func (l *Loop) observe(w *Walker, o observation) {
+// observe feeds one observation to w. For a Kustomization or a HelmRelease
+// still there, it returns the kind of the source whose revision the node is
+// compared with (RevisionSource), so that the loop watches that kind.
+func (l *Loop) observe(w *Walker, o observation) string {
 	switch o.gvr {
 	case flux.KustomizationGVR:
 		ks := &kustomizev1.Kustomization{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.obj.Object, ks); err != nil {
-			return
+			return ""
 		}
-		if o.deleted {
-			w.ForgetKustomization(flux.FromKustomization(ks).ID)
-			return
+		return observeNode(w, flux.FromKustomization(ks), o.deleted)
+	case flux.HelmReleaseGVR:
+		hr, err := flux.FromHelmRelease(o.obj)
+		if err != nil {
+			// A HelmRelease the API server accepted parses; the watch's
+			// next event replaces one that does not.
+			return ""
 		}
-		w.ObserveKustomization(flux.FromKustomization(ks))
+		return observeNode(w, hr, o.deleted)
 	case crdsGVR:
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.obj.Object, crd); err != nil {
-			return
+			return ""
 		}
 		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 		if o.deleted {
 			w.ForgetCRD(crd.Name, gk)
-			return
+			return ""
 		}
 		w.ObserveCRD(crd.Name, gk, crds.Established(crd))
 	default:
@@ -154,18 +161,36 @@ func (l *Loop) observe(w *Walker, o observation) {
 		}
 		w.ObserveSource(id, rev)
 	}
+	return ""
 }
 
-// watchSource starts a watch on a source kind the first time a
-// Kustomization references it (unreferenced kinds are never listed), and
-// waits for its initial list.
-func (l *Loop) watchSource(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory, box *inbox, stop context.CancelCauseFunc, started map[string]bool, obj *unstructured.Unstructured) error {
-	kind, _, _ := unstructured.NestedString(obj.Object, "spec", "sourceRef", "kind")
-	gvr, ok := flux.SourceGVR(kind)
-	if !ok || started[kind] {
+func observeNode(w *Walker, obj flux.Object, deleted bool) string {
+	if deleted {
+		w.ForgetObject(obj.ID)
+		return ""
+	}
+	w.ObserveObject(obj)
+	return obj.RevisionSource().Kind
+}
+
+// helmAPIServed reports whether o shows the HelmRelease CRD established.
+func helmAPIServed(o observation) bool {
+	if o.gvr != crdsGVR || o.deleted || o.obj.GetName() != flux.HelmReleaseResource {
+		return false
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(o.obj.Object, crd) == nil && crds.Established(crd)
+}
+
+// watchKind starts a watch on gvr the first time it is needed (a source
+// kind a node references, HelmReleases once their API is served; no kind is
+// listed before), and waits for its initial list.
+func (l *Loop) watchKind(ctx context.Context, f dynamicinformer.DynamicSharedInformerFactory, box *inbox, stop context.CancelCauseFunc, started map[string]bool, gvr schema.GroupVersionResource) error {
+	key := gvr.String()
+	if started[key] {
 		return nil
 	}
-	started[kind] = true
+	started[key] = true
 	inf := watchInto(f, gvr, box, stop)
 	f.Start(ctx.Done())
 	if !toolscache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {

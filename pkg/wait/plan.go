@@ -24,7 +24,7 @@ type PlanStep struct {
 func Plan(objs []flux.Object, sources map[tiers.ID]string, opts Options) ([]PlanStep, error) {
 	w := NewWalker(opts, timeZero)
 	for _, o := range objs {
-		w.ObserveKustomization(o)
+		w.ObserveObject(o)
 	}
 	for id, rev := range sources {
 		w.ObserveSource(id, rev)

@@ -27,6 +27,9 @@ import (
 // The reason is the message kustomize-controller writes for the same verdict
 // (dependency 'flux-system/platform-config' is not ready), or "" when ready.
 //
+// A HelmRelease dependent is held to helm-controller v1.5's checkDependencies
+// instead, which has no revision gate: Ready=True at the observed generation.
+//
 // A dependsOn entry with a readyExpr is evaluated by Flux with CEL instead of
 // this rule (unless its AdditiveCELDependencyCheck gate is on); this function
 // applies the built-in rule only.
@@ -34,6 +37,9 @@ func ReadyForDependents(dep, dependent flux.Object, sourceRevision string) (bool
 	name := dep.ID.NamespacedName()
 	if dep.Ready == nil || dep.Generation != dep.ObservedGeneration || dep.Ready.Status != string(metav1.ConditionTrue) {
 		return false, fmt.Sprintf("dependency '%s' is not ready", name)
+	}
+	if dependent.ID.Kind == flux.KindHelmRelease {
+		return true, ""
 	}
 	if dep.SourceRef == dependent.SourceRef {
 		if sourceRevision == "" {
@@ -44,6 +50,24 @@ func ReadyForDependents(dep, dependent flux.Object, sourceRevision string) (bool
 		}
 	}
 	return true, ""
+}
+
+// HelmReleaseReady reports whether a HelmRelease is ready at its chart's
+// current revision, so that a walk need not ask it to reconcile: Ready=True
+// at the observed generation and, when its chart is a HelmChart (whose
+// artifact revision is the chart version), status.lastAttemptedRevision
+// equal to chartRevision, the HelmChart's current artifact revision ("" when
+// it has none: not ready). A chartRef to an OCIRepository or an
+// ExternalArtifact is not compared: helm-controller records a version there
+// that the source's revision does not spell the same way.
+func HelmReleaseReady(obj flux.Object, chartRevision string) bool {
+	if obj.Ready == nil || obj.Generation != obj.ObservedGeneration || obj.Ready.Status != string(metav1.ConditionTrue) {
+		return false
+	}
+	if obj.Chart.Kind != flux.HelmChartKind {
+		return true
+	}
+	return chartRevision != "" && obj.LastAppliedRevision == chartRevision
 }
 
 // RequestHandled reports whether kustomize-controller has handled the
@@ -86,7 +110,7 @@ type Status struct {
 }
 
 // Classify sorts a Kustomization by its Ready and Stalled conditions, the
-// way kustomize-controller v1.9 sets them:
+// way kustomize-controller v1.9 sets them (a HelmRelease: classifyHelmRelease):
 //   - Suspended when spec.suspend is true;
 //   - Ready when Ready=True at the observed generation, else Waiting;
 //   - HardFailure when Stalled=True, unless a later reconcile has written a
@@ -97,6 +121,9 @@ type Status struct {
 func Classify(obj flux.Object) Status {
 	if obj.Suspended {
 		return Status{State: Suspended, Reason: meta.SuspendedReason, Message: "spec.suspend is true"}
+	}
+	if obj.ID.Kind == flux.KindHelmRelease {
+		return classifyHelmRelease(obj)
 	}
 	r := obj.Ready
 	if r != nil && r.Status == string(metav1.ConditionTrue) {
@@ -175,3 +202,68 @@ func classifyArtifactFailure(message string) State {
 // sourceNotFoundRE is the API's NotFound for the sourceRef, which
 // kustomize-controller writes unwrapped: gitrepositories.source.toolkit.fluxcd.io "podinfo" not found.
 var sourceNotFoundRE = regexp.MustCompile(`^[a-z]+\.` + regexp.QuoteMeta(sourcev1.GroupVersion.Group) + ` "[^"]*" not found$`)
+
+// classifyHelmRelease sorts a HelmRelease the way helm-controller v1.5 sets
+// its conditions:
+//   - Ready when Ready=True at the observed generation, else Waiting;
+//   - HardFailure when Stalled=True and Ready is not Unknown: helm-controller
+//     stalls a release whose retries are exhausted (RetriesExceeded), whose
+//     rollback target is missing, or whose CEL or cross-namespace reference
+//     is refused, and only a spec change, a reset request or a success
+//     clears it (an attempt in progress sets Ready=Unknown meanwhile);
+//   - Waiting while Ready is absent or Unknown (an action running), and for
+//     Ready=False at DependencyNotReady, SourceNotReady (no chart artifact
+//     yet), HealthCheckCanceled, or ArtifactFailed for an artifact not
+//     stored yet;
+//   - HardFailure for InvalidCELExpression and AccessDenied, and for Helm
+//     refusing to install over an object that lacks its ownership metadata
+//     (crds.ParseHelmOwnershipFailure), which every retry meets again;
+//   - TransientFailure for any other Ready=False (InstallFailed,
+//     UpgradeFailed, ArtifactFailed downloading, ValuesError, ...), which
+//     helm-controller retries as the release's remediation says.
+func classifyHelmRelease(obj flux.Object) Status {
+	r := obj.Ready
+	if r != nil && r.Status == string(metav1.ConditionTrue) {
+		if obj.Generation != obj.ObservedGeneration {
+			return Status{State: Waiting, Reason: meta.ProgressingReason, Message: fmt.Sprintf(
+				"generation %d not yet observed (observed %d)", obj.Generation, obj.ObservedGeneration)}
+		}
+		return Status{State: Ready, Reason: r.Reason, Message: r.Message}
+	}
+	if s := obj.Stalled; s != nil && s.Status == string(metav1.ConditionTrue) && (r == nil || r.Status == string(metav1.ConditionFalse)) {
+		msg := s.Message
+		if r != nil && r.Message != "" && r.Message != s.Message {
+			msg += ": " + r.Message
+		}
+		return Status{State: HardFailure, Reason: s.Reason, Message: msg}
+	}
+	if r == nil {
+		return Status{State: Waiting, Message: "no Ready condition yet"}
+	}
+	st := Status{Reason: r.Reason, Message: r.Message}
+	switch {
+	case r.Status != string(metav1.ConditionFalse):
+		st.State = Waiting
+	case r.Reason == meta.DependencyNotReadyReason, r.Reason == helmSourceNotReadyReason,
+		r.Reason == meta.HealthCheckCanceledReason, r.Reason == meta.ProgressingReason:
+		st.State = Waiting
+	case r.Reason == meta.ArtifactFailedReason && strings.HasPrefix(r.Message, "Source not ready"):
+		st.State = Waiting
+	case r.Reason == meta.InvalidCELExpressionReason, r.Reason == accessDeniedReason:
+		st.State = HardFailure
+	case isHelmOwnershipFailure(r.Message):
+		st.State = HardFailure
+	default:
+		st.State = TransientFailure
+	}
+	return st
+}
+
+// helmSourceNotReadyReason is the Ready reason helm-controller writes while
+// the chart source has no artifact (a string in its code, not a constant).
+const helmSourceNotReadyReason = "SourceNotReady"
+
+func isHelmOwnershipFailure(message string) bool {
+	_, ok := crds.ParseHelmOwnershipFailure(message)
+	return ok
+}

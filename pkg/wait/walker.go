@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -12,6 +13,9 @@ import (
 
 // Options tune a walk.
 type Options struct {
+	// Kinds are the kinds walked, as flux.ParseKinds returns them; empty
+	// means Kustomizations only. A Loop feeds the walker only those.
+	Kinds []string
 	// NoUnsuspend leaves suspended Kustomizations alone (they end blocked).
 	NoUnsuspend bool
 	// NoRemediate reports a proven deadlock instead of pre-applying CRDs.
@@ -63,7 +67,7 @@ const DefaultAskAgainAfter = 30 * time.Second
 // timeZero is the walk start used by Plan, which never looks at clocks.
 var timeZero time.Time
 
-// nodeState is the walker's bookkeeping for one Kustomization.
+// nodeState is the walker's bookkeeping for one node.
 type nodeState struct {
 	// status is Classify of the latest observation, kept with it so that
 	// its Ready message is parsed once however often the node is stepped.
@@ -164,6 +168,12 @@ type Walker struct {
 	requests     uint64
 	queueMoved   bool
 	queueMovedAt time.Time
+	// preApplied maps each CRD this walk created to the node it was
+	// created for, to explain a chart that then refuses it.
+	preApplied map[string]tiers.ID
+	// applied maps a Kustomization to the walked nodes it applied
+	// (their AppliedBy), which it waits on when spec.wait is set.
+	applied map[tiers.ID]map[tiers.ID]struct{}
 }
 
 // NewWalker starts a walk at now.
@@ -186,7 +196,17 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		queued: map[tiers.ID]struct{}{}, exprs: exprCache{}, unstarted: map[tiers.ID]uint64{},
 		proving: map[tiers.ID]struct{}{}, wanted: map[schema.GroupKind]struct{}{},
 		asked: map[schema.GroupKind]uint64{}, facts: map[schema.GroupKind]TriggerFact{},
+		preApplied: map[string]tiers.ID{},
+		applied:    map[tiers.ID]map[tiers.ID]struct{}{},
 	}
+}
+
+// walks reports whether nodes of kind are walked (Options.Kinds).
+func (w *Walker) walks(kind string) bool {
+	if len(w.opts.Kinds) == 0 {
+		return kind == flux.KindKustomization
+	}
+	return slices.Contains(w.opts.Kinds, kind)
 }
 
 // GraphError is the last error from building the graph (a cycle), if any.

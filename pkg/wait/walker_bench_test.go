@@ -67,7 +67,7 @@ func benchWalk(objs []flux.Object, batch int) (int, error) {
 			n = min(n, batch)
 		}
 		for _, o := range stream[:n] {
-			w.ObserveKustomization(o)
+			w.ObserveObject(o)
 		}
 		stream, fed = stream[n:], fed+n
 		now = now.Add(time.Millisecond)

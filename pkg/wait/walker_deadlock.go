@@ -139,6 +139,9 @@ func (w *Walker) applyResult(now time.Time, r ActionResult) {
 		return
 	}
 	st.applied = append([]string{}, r.Applied...)
+	for _, name := range r.Applied {
+		w.preApplied[name] = r.Action.Node
+	}
 	msg := fmt.Sprintf("%v exist (left alone); waiting for them to be established", r.Existing)
 	switch {
 	case len(r.Applied) > 0 && len(r.Existing) > 0:

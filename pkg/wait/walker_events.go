@@ -34,9 +34,12 @@ func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, rea
 			w.open--
 		}
 		w.touchDependents(id)
+		if applier := w.objs[id].AppliedBy; applier != nil {
+			w.touch(*applier) // it may wait on this node (waitedFailure)
+		}
 		if phase == PhaseReady {
-			for _, child := range flux.KustomizationsInInventory(w.objs[id].Inventory) {
-				if _, seen := w.objs[child]; !seen {
+			for _, child := range flux.NodesInInventory(w.objs[id].Inventory) {
+				if _, seen := w.objs[child]; !seen && w.walks(child.Kind) {
 					w.unseen[child] = struct{}{}
 				}
 			}

@@ -12,19 +12,25 @@ import (
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// ObserveKustomization records the latest state of a Kustomization.
-func (w *Walker) ObserveKustomization(obj flux.Object) {
+// ObserveObject records the latest state of a Kustomization or a HelmRelease.
+func (w *Walker) ObserveObject(obj flux.Object) {
 	w.seq++
 	old, seen := w.objs[obj.ID]
 	w.objs[obj.ID] = obj
 	if !seen || !slices.Equal(old.DependsOn, obj.DependsOn) {
 		w.dirty = true // the next Step rebuilds the graph and looks at every node
 	}
-	if !seen || old.SourceRef != obj.SourceRef {
+	if !seen || old.RevisionSource() != obj.RevisionSource() {
 		if seen {
-			delete(w.bySource[old.SourceRef], obj.ID)
+			delete(w.bySource[old.RevisionSource()], obj.ID)
 		}
 		w.addBySource(obj)
+	}
+	if !seen || !sameApplier(old.AppliedBy, obj.AppliedBy) {
+		if seen && old.AppliedBy != nil {
+			delete(w.applied[*old.AppliedBy], obj.ID)
+		}
+		w.addApplied(obj)
 	}
 	st, ok := w.nodes[obj.ID]
 	if !ok {
@@ -49,12 +55,31 @@ func (w *Walker) ObserveKustomization(obj flux.Object) {
 }
 
 func (w *Walker) addBySource(obj flux.Object) {
-	set, ok := w.bySource[obj.SourceRef]
+	set, ok := w.bySource[obj.RevisionSource()]
 	if !ok {
 		set = map[tiers.ID]struct{}{}
-		w.bySource[obj.SourceRef] = set
+		w.bySource[obj.RevisionSource()] = set
 	}
 	set[obj.ID] = struct{}{}
+}
+
+func (w *Walker) addApplied(obj flux.Object) {
+	if obj.AppliedBy == nil {
+		return
+	}
+	set, ok := w.applied[*obj.AppliedBy]
+	if !ok {
+		set = map[tiers.ID]struct{}{}
+		w.applied[*obj.AppliedBy] = set
+	}
+	set[obj.ID] = struct{}{}
+}
+
+func sameApplier(a, b *tiers.ID) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // statusChanged reports whether kustomize-controller wrote something new to
@@ -78,13 +103,16 @@ func sameCondition(a, b *flux.Condition) bool {
 	return *a == *b
 }
 
-// ForgetKustomization records that a Kustomization was deleted.
-func (w *Walker) ForgetKustomization(id tiers.ID) {
+// ForgetObject records that a Kustomization or a HelmRelease was deleted.
+func (w *Walker) ForgetObject(id tiers.ID) {
 	old, seen := w.objs[id]
 	if !seen {
 		return
 	}
-	delete(w.bySource[old.SourceRef], id)
+	delete(w.bySource[old.RevisionSource()], id)
+	if old.AppliedBy != nil {
+		delete(w.applied[*old.AppliedBy], id)
+	}
 	delete(w.objs, id)
 	delete(w.nodes, id)
 	delete(w.busy, id)

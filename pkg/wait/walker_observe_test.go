@@ -15,7 +15,7 @@ func TestWalkerDiagnosesFromTheParseKeptWithTheObservation(t *testing.T) {
 	const dataVolumes = `DataVolume/disk dry-run failed: no matches for kind "DataVolume" in version "cdi.kubevirt.io/v1beta1"`
 	pc := node("platform-config", false)
 	w := newTestWalker(Options{}, pc)
-	w.ObserveKustomization(handled(pc, "", "False", "ReconciliationFailed", dryRun))
+	w.ObserveObject(handled(pc, "", "False", "ReconciliationFailed", dryRun))
 	st := w.nodes[pc.ID]
 	if st.status.State != SuspectedDeadlock || len(st.status.Missing) != 1 || st.status.Missing[0].Kind != "StorageProfile" {
 		t.Fatalf("status kept with the observation = %+v, want the StorageProfile dry-run failure", st.status)
@@ -28,7 +28,7 @@ func TestWalkerDiagnosesFromTheParseKeptWithTheObservation(t *testing.T) {
 		t.Fatalf("suspected diagnosis = %+v, want it read from the kept parse (DataVolume)", d)
 	}
 
-	w.ObserveKustomization(handled(pc, kick.Token, "False", "ReconciliationFailed", dryRun))
+	w.ObserveObject(handled(pc, kick.Token, "False", "ReconciliationFailed", dryRun))
 	w.nodes[pc.ID].status.Missing = crds.ParseDryRunFailures(dataVolumes)
 	_, _, next := w.Step(t0.Add(time.Second))
 	act, _, _ = w.Step(next)
@@ -57,14 +57,14 @@ func TestWalkerRebuildsOnlyWhenTheNodeSetChanges(t *testing.T) {
 		change  func(w *Walker)
 		rebuild bool
 	}{
-		{name: "status only", change: func(w *Walker) { w.ObserveKustomization(readyAt(a, "t")) }},
-		{name: "same object again", change: func(w *Walker) { w.ObserveKustomization(b) }},
+		{name: "status only", change: func(w *Walker) { w.ObserveObject(readyAt(a, "t")) }},
+		{name: "same object again", change: func(w *Walker) { w.ObserveObject(b) }},
 		{name: "source revision", change: func(w *Walker) { w.ObserveSource(repo, "main@sha1:2") }},
 		{name: "CRD", change: func(w *Walker) { w.ObserveCRD(spCRD, spGK, true) }},
-		{name: "forget a node never seen", change: func(w *Walker) { w.ForgetKustomization(ksID("z")) }},
-		{name: "new node", change: func(w *Walker) { w.ObserveKustomization(node("c", false, "b")) }, rebuild: true},
-		{name: "dependsOn changed", change: func(w *Walker) { w.ObserveKustomization(node("b", false)) }, rebuild: true},
-		{name: "node deleted", change: func(w *Walker) { w.ForgetKustomization(b.ID) }, rebuild: true},
+		{name: "forget a node never seen", change: func(w *Walker) { w.ForgetObject(ksID("z")) }},
+		{name: "new node", change: func(w *Walker) { w.ObserveObject(node("c", false, "b")) }, rebuild: true},
+		{name: "dependsOn changed", change: func(w *Walker) { w.ObserveObject(node("b", false)) }, rebuild: true},
+		{name: "node deleted", change: func(w *Walker) { w.ForgetObject(b.ID) }, rebuild: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,11 +94,11 @@ func TestWalkerDependentsFollowTheGraph(t *testing.T) {
 		t.Fatalf("kicked %+v, want a and c", act)
 	}
 	// b now waits on c instead of a.
-	w.ObserveKustomization(node("b", false, "c"))
-	w.ObserveKustomization(readyAt(a, tokens["a"]))
+	w.ObserveObject(node("b", false, "c"))
+	w.ObserveObject(readyAt(a, tokens["a"]))
 	act, _, _ = w.Step(t0.Add(time.Second))
 	none(t, act)
-	w.ObserveKustomization(readyAt(c, tokens["c"]))
+	w.ObserveObject(readyAt(c, tokens["c"]))
 	act, _, _ = w.Step(t0.Add(2 * time.Second))
 	only(t, act, ActionReconcile, "b")
 }

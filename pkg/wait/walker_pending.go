@@ -123,8 +123,12 @@ func (w *Walker) depsReady(obj flux.Object) (ready bool, why string, blocker *ti
 	return true, "", nil, false, nil
 }
 
-// readySelf reports whether the node is ready at its own source's current revision.
+// readySelf reports whether the node is ready at its own source's current
+// revision (a HelmRelease: at its chart's).
 func (w *Walker) readySelf(obj flux.Object) bool {
+	if obj.ID.Kind == flux.KindHelmRelease {
+		return HelmReleaseReady(obj, w.sources[obj.Chart])
+	}
 	ok, _ := ReadyForDependents(obj, obj, w.sources[obj.SourceRef])
 	return ok
 }

@@ -37,7 +37,7 @@ func proofScene(t *testing.T, opts Options, others ...flux.Object) (*Walker, []E
 	if i < 0 {
 		t.Fatalf("actions %+v: platform-config was not asked to reconcile", act)
 	}
-	w.ObserveKustomization(handled(pc, act[i].Token, "False", "ReconciliationFailed", dryRun))
+	w.ObserveObject(handled(pc, act[i].Token, "False", "ReconciliationFailed", dryRun))
 	act, evs, _ := w.Step(t0.Add(time.Second))
 	none(t, act)
 	if !hasDiagnosis(evs, "suspected") {
@@ -157,7 +157,7 @@ func TestWalkerProofWaitsForTheRestToSettle(t *testing.T) {
 		t.Fatalf("facts asked for while elsewhere may still apply a trigger: %v", got)
 	}
 	kick := w.nodes[ksID("elsewhere")].token
-	w.ObserveKustomization(readyAt(other, kick))
+	w.ObserveObject(readyAt(other, kick))
 	_, evs, _ := w.Step(t0.Add(1500 * time.Millisecond))
 	if proofOf(evs) != nil {
 		t.Fatal("proven without the facts")
@@ -189,7 +189,7 @@ func TestWalkerProofDropsStaleFacts(t *testing.T) {
 	again := other
 	again.LastHandledReconcileAt, again.RequestedAt = "later", "later"
 	w.ObserveTrigger(TriggerFact{Kind: cdiGK})
-	w.ObserveKustomization(again)
+	w.ObserveObject(again)
 	_, evs, _ := w.Step(t0.Add(1100 * time.Millisecond))
 	if p := proofOf(evs); p != nil {
 		t.Fatalf("proven on stale facts: %+v", p)
@@ -243,10 +243,10 @@ func TestWalkerProofNeverReusesAnEarlierProofsFacts(t *testing.T) {
 	w.ObserveCRD(spCRD, spGK, true)
 	act, _, _ = w.Step(t0.Add(1200 * time.Millisecond))
 	again := only(t, act, ActionReconcile, "platform-config")
-	w.ObserveKustomization(readyAt(node("platform-config", false, "platform"), again.Token))
+	w.ObserveObject(readyAt(node("platform-config", false, "platform"), again.Token))
 	act, _, _ = w.Step(t0.Add(2 * time.Second))
 	kick := only(t, act, ActionReconcile, "apps-vms")
-	w.ObserveKustomization(handled(node("apps-vms", false, "platform-config"), kick.Token, "False", "ReconciliationFailed",
+	w.ObserveObject(handled(node("apps-vms", false, "platform-config"), kick.Token, "False", "ReconciliationFailed",
 		`DataVolume/vms/disk dry-run failed: no matches for kind "DataVolume" in version "cdi.kubevirt.io/v1beta1"`))
 	act, evs, _ := w.Step(t0.Add(3 * time.Second))
 	none(t, act)

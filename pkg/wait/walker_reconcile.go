@@ -8,6 +8,7 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -47,6 +48,10 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 		w.set(now, id, st, PhaseFailed, "Timeout", fmt.Sprintf("not ready within %s: %s", w.timeout(obj), st.message))
 		return nil, time.Time{}
 	}
+	if failed := w.waitedFailure(obj); failed != nil {
+		w.set(now, id, st, PhaseBlocked, "DependencyFailed", fmt.Sprintf("waits (spec.wait) on %s, which it applied and which failed", failed))
+		return nil, time.Time{}
+	}
 	if !RequestHandled(obj, st.token) {
 		return w.askAgain(now, id, obj, st, "kustomize-controller has not acknowledged the request")
 	}
@@ -60,7 +65,7 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 	c := st.status
 	switch c.State {
 	case HardFailure:
-		w.set(now, id, st, PhaseFailed, c.Reason, c.Message)
+		w.set(now, id, st, PhaseFailed, c.Reason, w.explainHardFailure(id, c))
 		return nil, time.Time{}
 	case SuspectedDeadlock:
 		return w.onDeadlock(now, id, obj, st)
@@ -171,4 +176,40 @@ func (w *Walker) stepCRDs(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 	}
 	w.note(now, id, st, "WaitingForCRDs", "waiting for CRDs to be established: "+strings.Join(waiting, ", "))
 	return st.deadline
+}
+
+// explainHardFailure is a hard failure's message, with what to do when
+// Helm refuses a HelmRelease an object it does not own: a CRD standup
+// pre-applied in this walk for a Kustomization that holds the release and a
+// resource of the chart's kind, whose chart ships that CRD in templates/ and
+// whose release does not take ownership (install.disableTakeOwnership).
+func (w *Walker) explainHardFailure(id tiers.ID, c Status) string {
+	f, ok := crds.ParseHelmOwnershipFailure(c.Message)
+	if !ok || id.Kind != flux.KindHelmRelease {
+		return c.Message
+	}
+	reset := fmt.Sprintf("flux reconcile hr %s -n %s --reset", id.Name, id.Namespace)
+	ks, ours := w.preApplied[f.Object.Name]
+	if !ours || f.Object.Kind != flux.CRDKind {
+		return fmt.Sprintf("%s. Helm refuses this on every retry, and the release does not take ownership (install.disableTakeOwnership): %s, then %s", c.Message, f.Remedy(), reset)
+	}
+	return fmt.Sprintf("Helm will not take %s into the release: standup pre-applied it for %s from the bundle, without Helm's ownership metadata, and the chart installs it from templates/ while the release does not take ownership (install.disableTakeOwnership). To finish the repair: %s, then %s. For the next cold start, give the bundle's CRD that metadata (standup crds capture keeps it). Helm said: %s",
+		f.Object, ks, f.Remedy(), reset, c.Message)
+}
+
+// waitedFailure returns a walked node that the Kustomization obj applied
+// and waits on (spec.wait: every object it applies must be Ready) and that
+// failed: kustomize-controller would hold obj until its own timeout, so
+// the walk says at once why it cannot be Ready. Health checks are not read:
+// they may name other objects.
+func (w *Walker) waitedFailure(obj flux.Object) *tiers.ID {
+	if obj.ID.Kind != flux.KindKustomization || !obj.Wait {
+		return nil
+	}
+	for child := range w.applied[obj.ID] {
+		if st, ok := w.nodes[child]; ok && st.phase == PhaseFailed {
+			return &child
+		}
+	}
+	return nil
 }

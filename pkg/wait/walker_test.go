@@ -55,7 +55,7 @@ func newTestWalker(opts Options, objs ...flux.Object) *Walker {
 	w := NewWalker(opts, t0)
 	w.ObserveSource(repo, walkRev)
 	for _, o := range objs {
-		w.ObserveKustomization(o)
+		w.ObserveObject(o)
 	}
 	return w
 }
@@ -94,15 +94,15 @@ func TestWalkerKicksEachNodeWhenItsDependenciesAreReady(t *testing.T) {
 
 	// Ready without our token handled does not count: wait for the handled request.
 	stale := readyAt(a, "old-token")
-	w.ObserveKustomization(stale)
+	w.ObserveObject(stale)
 	act, _, _ = w.Step(t0.Add(time.Second))
 	none(t, act)
 
-	w.ObserveKustomization(readyAt(a, kick.Token))
+	w.ObserveObject(readyAt(a, kick.Token))
 	act, _, _ = w.Step(t0.Add(2 * time.Second))
 	phase(t, w, "a", PhaseReady)
 	kickB := only(t, act, ActionReconcile, "b")
-	w.ObserveKustomization(readyAt(b, kickB.Token))
+	w.ObserveObject(readyAt(b, kickB.Token))
 	w.Step(t0.Add(3 * time.Second))
 	if !w.Finished() {
 		t.Fatal("walk should be finished")
@@ -150,8 +150,8 @@ func TestWalkerFailsFastAndBlocksDependents(t *testing.T) {
 	for _, a := range act {
 		tokens[a.Node.Name] = a.Token
 	}
-	w.ObserveKustomization(handled(bad, tokens["bad"], "False", "BuildFailed", "kustomize build failed: accumulating resources"))
-	w.ObserveKustomization(readyAt(other, tokens["other"]))
+	w.ObserveObject(handled(bad, tokens["bad"], "False", "BuildFailed", "kustomize build failed: accumulating resources"))
+	w.ObserveObject(readyAt(other, tokens["other"]))
 	act, _, _ = w.Step(t0.Add(time.Second))
 	none(t, act)
 	phase(t, w, "bad", PhaseFailed)
@@ -170,7 +170,7 @@ func TestWalkerTimesOut(t *testing.T) {
 	if !next.Equal(t0.Add(10 * time.Second)) {
 		t.Fatalf("next wake = %s, want the deadline", next)
 	}
-	w.ObserveKustomization(handled(a, kick.Token, "False", "HealthCheckFailed", "timeout waiting for: [Deployment/x/y status: 'InProgress']"))
+	w.ObserveObject(handled(a, kick.Token, "False", "HealthCheckFailed", "timeout waiting for: [Deployment/x/y status: 'InProgress']"))
 	w.Step(t0.Add(5 * time.Second))
 	phase(t, w, "a", PhaseReconciling) // transient: keep waiting
 	w.Step(t0.Add(11 * time.Second))
@@ -185,7 +185,7 @@ func TestWalkerReRequestsWhenControllerLagsOnDependencies(t *testing.T) {
 	w := newTestWalker(Options{RequeueAfter: time.Second}, a, b)
 	act, _, _ := w.Step(t0)
 	kick := only(t, act, ActionReconcile, "b")
-	w.ObserveKustomization(handled(b, kick.Token, "False", "DependencyNotReady", "dependency 'flux-system/a' is not ready"))
+	w.ObserveObject(handled(b, kick.Token, "False", "DependencyNotReady", "dependency 'flux-system/a' is not ready"))
 	act, _, next := w.Step(t0.Add(100 * time.Millisecond))
 	none(t, act)
 	act, _, _ = w.Step(next)
@@ -203,12 +203,12 @@ func TestWalkerNodesJoinDuringTheWalk(t *testing.T) {
 	phase(t, w, "apps", PhasePending)
 	r := readyAt(root, kick.Token)
 	r.Inventory = []string{"flux-system_infra_kustomize.toolkit.fluxcd.io_Kustomization"}
-	w.ObserveKustomization(r)
+	w.ObserveObject(r)
 	w.Step(t0.Add(time.Second))
 	if w.Finished() {
 		t.Fatal("root's inventory names infra, which has not been seen: not finished")
 	}
-	w.ObserveKustomization(node("infra", false))
+	w.ObserveObject(node("infra", false))
 	act, _, _ = w.Step(t0.Add(2 * time.Second))
 	only(t, act, ActionReconcile, "infra")
 }
@@ -219,7 +219,7 @@ func TestWalkerWaitsForInventoryCRDs(t *testing.T) {
 	act, _, _ := w.Step(t0)
 	r := readyAt(a, act[0].Token)
 	r.Inventory = []string{"_" + spCRD + "_apiextensions.k8s.io_CustomResourceDefinition"}
-	w.ObserveKustomization(r)
+	w.ObserveObject(r)
 	w.Step(t0.Add(time.Second))
 	phase(t, w, "a", PhaseCRDs)
 	w.ObserveCRD(spCRD, spGK, false)
@@ -238,7 +238,7 @@ func TestWalkerProvesDeadlockThenPreApplies(t *testing.T) {
 
 	// The failure of standup's own request is only a suspicion until the
 	// grace has passed without an operator creating the CRD.
-	w.ObserveKustomization(handled(pc, first.Token, "False", "ReconciliationFailed", dryRun))
+	w.ObserveObject(handled(pc, first.Token, "False", "ReconciliationFailed", dryRun))
 	act, evs, next := w.Step(t0.Add(time.Second))
 	none(t, act)
 	if !hasDiagnosis(evs, "suspected") {
@@ -266,7 +266,7 @@ func TestWalkerProvesDeadlockThenPreApplies(t *testing.T) {
 	w.ObserveCRD(spCRD, spGK, true)
 	act, _, _ = w.Step(t0.Add(4 * time.Second))
 	after := only(t, act, ActionReconcile, "platform-config")
-	w.ObserveKustomization(readyAt(pc, after.Token))
+	w.ObserveObject(readyAt(pc, after.Token))
 	act, _, _ = w.Step(t0.Add(5 * time.Second))
 	only(t, act, ActionReconcile, "apps-vms")
 }
@@ -276,14 +276,14 @@ func TestWalkerRaceWithOperatorIsNotADeadlock(t *testing.T) {
 	w := newTestWalker(Options{}, vms)
 	act, _, _ := w.Step(t0)
 	kick := only(t, act, ActionReconcile, "apps-vms")
-	w.ObserveKustomization(handled(vms, kick.Token, "False", "ReconciliationFailed", dryRun))
+	w.ObserveObject(handled(vms, kick.Token, "False", "ReconciliationFailed", dryRun))
 	act, _, next := w.Step(t0.Add(time.Second))
 	none(t, act)
 	// The operator creates the CRD within the grace period: no pre-apply, just a retry.
 	w.ObserveCRD(spCRD, spGK, true)
 	act, _, _ = w.Step(next)
 	retry := only(t, act, ActionReconcile, "apps-vms")
-	w.ObserveKustomization(readyAt(vms, retry.Token))
+	w.ObserveObject(readyAt(vms, retry.Token))
 	w.Step(next.Add(time.Second))
 	phase(t, w, "apps-vms", PhaseReady)
 }
@@ -304,10 +304,10 @@ func TestWalkerDeadlockOutcomes(t *testing.T) {
 			w := newTestWalker(tt.opts, pc)
 			// Already failing before standup asked: its first request proves
 			// it, once the grace since the first sight has passed.
-			w.ObserveKustomization(handled(pc, "", "False", "ReconciliationFailed", dryRun))
+			w.ObserveObject(handled(pc, "", "False", "ReconciliationFailed", dryRun))
 			act, _, _ := w.Step(t0)
 			kick := only(t, act, ActionReconcile, "platform-config")
-			w.ObserveKustomization(handled(pc, kick.Token, "False", "ReconciliationFailed", dryRun))
+			w.ObserveObject(handled(pc, kick.Token, "False", "ReconciliationFailed", dryRun))
 			act, _, next := w.Step(t0.Add(time.Second))
 			none(t, act)
 			act, _, _ = w.Step(next)
@@ -363,7 +363,7 @@ func TestWalkerMaxInflight(t *testing.T) {
 	act, _, _ = w.Step(t0.Add(time.Second))
 	none(t, act)
 	// a finishing frees the slot for b.
-	w.ObserveKustomization(readyAt(a, first.Token))
+	w.ObserveObject(readyAt(a, first.Token))
 	act, _, _ = w.Step(t0.Add(2 * time.Second))
 	only(t, act, ActionReconcile, "b")
 }
@@ -373,8 +373,8 @@ func TestWalkerForgetsDeletedNodes(t *testing.T) {
 	w := newTestWalker(Options{}, a, b)
 	act, _, _ := w.Step(t0)
 	only(t, act, ActionReconcile, "a")
-	w.ForgetKustomization(ksID("a"))
-	w.ForgetKustomization(ksID("b"))
+	w.ForgetObject(ksID("a"))
+	w.ForgetObject(ksID("b"))
 	act, _, _ = w.Step(t0.Add(time.Second))
 	none(t, act)
 	if !w.Finished() {
@@ -408,29 +408,29 @@ func TestWalkerReopensANodeFluxParked(t *testing.T) {
 	w := newTestWalker(Options{}, r, a, b)
 	act, _, _ := w.Step(t0)
 	kr := only(t, act, ActionReconcile, "r")
-	w.ObserveKustomization(readyAt(r, kr.Token))
+	w.ObserveObject(readyAt(r, kr.Token))
 	act, _, _ = w.Step(t0.Add(time.Second))
 	ka := only(t, act, ActionReconcile, "a")
-	w.ObserveKustomization(readyAt(a, ka.Token))
+	w.ObserveObject(readyAt(a, ka.Token))
 	act, _, _ = w.Step(t0.Add(2 * time.Second))
 	kb := only(t, act, ActionReconcile, "b")
 	phase(t, w, "a", PhaseReady)
 
 	// Flux re-runs a while r reconciles again, and parks it.
 	parked := handled(a, ka.Token, "False", meta.DependencyNotReadyReason, "dependency 'flux-system/r' is not ready")
-	w.ObserveKustomization(parked)
+	w.ObserveObject(parked)
 	act, _, _ = w.Step(t0.Add(3 * time.Second))
 	again := only(t, act, ActionReconcile, "a")
 	phase(t, w, "a", PhaseReconciling)
-	w.ObserveKustomization(readyAt(a, again.Token))
-	w.ObserveKustomization(readyAt(b, kb.Token))
+	w.ObserveObject(readyAt(a, again.Token))
+	w.ObserveObject(readyAt(b, kb.Token))
 	act, _, _ = w.Step(t0.Add(4 * time.Second))
 	none(t, act)
 	phase(t, w, "a", PhaseReady)
 	phase(t, w, "b", PhaseReady)
 
 	// A second time it is left to Flux: at most two requests per node.
-	w.ObserveKustomization(handled(a, again.Token, "False", meta.DependencyNotReadyReason, "dependency 'flux-system/r' is not ready"))
+	w.ObserveObject(handled(a, again.Token, "False", meta.DependencyNotReadyReason, "dependency 'flux-system/r' is not ready"))
 	act, _, _ = w.Step(t0.Add(5 * time.Second))
 	none(t, act)
 	phase(t, w, "a", PhaseReady)
@@ -452,7 +452,7 @@ func TestWalkerAsksAgainWhenARequestGoesUnacknowledged(t *testing.T) {
 	inProgress := a
 	inProgress.Suspended = false
 	inProgress.Ready = &flux.Condition{Status: "Unknown", Reason: "Progressing", Message: "Reconciliation in progress"}
-	w.ObserveKustomization(inProgress)
+	w.ObserveObject(inProgress)
 	act, _, _ = w.Step(t0.Add(20 * time.Second))
 	none(t, act)
 	act, _, _ = w.Step(t0.Add(45 * time.Second))
@@ -465,7 +465,7 @@ func TestWalkerAsksAgainWhenARequestGoesUnacknowledged(t *testing.T) {
 	// Once only.
 	act, _, _ = w.Step(t0.Add(5 * time.Minute))
 	none(t, act)
-	w.ObserveKustomization(readyAt(inProgress, again.Token))
+	w.ObserveObject(readyAt(inProgress, again.Token))
 	w.Step(t0.Add(5*time.Minute + time.Second))
 	phase(t, w, "a", PhaseReady)
 }
@@ -482,7 +482,7 @@ func TestWalkerAsksAgainWhenAHandledRequestIsLeftInProgress(t *testing.T) {
 	kick := only(t, act, ActionReconcile, "a")
 	stuck := handled(a, kick.Token, "Unknown", "Progressing", "Reconciliation in progress")
 	stuck.ObservedGeneration = -1
-	w.ObserveKustomization(stuck)
+	w.ObserveObject(stuck)
 	act, _, _ = w.Step(t0.Add(10 * time.Second))
 	none(t, act)
 	act, _, next := w.Step(t0.Add(35 * time.Second)) // quiet for 25 s only
@@ -496,10 +496,10 @@ func TestWalkerAsksAgainWhenAHandledRequestIsLeftInProgress(t *testing.T) {
 		t.Fatal("asked again with the same token")
 	}
 	// Once only, and the node goes Ready on the repeated request.
-	w.ObserveKustomization(handled(a, again.Token, "Unknown", "Progressing", "Reconciliation in progress"))
+	w.ObserveObject(handled(a, again.Token, "Unknown", "Progressing", "Reconciliation in progress"))
 	act, _, _ = w.Step(t0.Add(5 * time.Minute))
 	none(t, act)
-	w.ObserveKustomization(readyAt(a, again.Token))
+	w.ObserveObject(readyAt(a, again.Token))
 	w.Step(t0.Add(5*time.Minute + time.Second))
 	phase(t, w, "a", PhaseReady)
 }
@@ -511,7 +511,7 @@ func TestWalkerDoesNotAskAgainWhenAHandledRequestEnded(t *testing.T) {
 	w := newTestWalker(Options{AskAgainAfter: 30 * time.Second, Timeout: 10 * time.Minute}, a)
 	act, _, _ := w.Step(t0)
 	kick := only(t, act, ActionReconcile, "a")
-	w.ObserveKustomization(handled(a, kick.Token, "False", "ReconciliationFailed", "apply failed: connection refused"))
+	w.ObserveObject(handled(a, kick.Token, "False", "ReconciliationFailed", "apply failed: connection refused"))
 	for _, at := range []time.Duration{31 * time.Second, 2 * time.Minute, 9 * time.Minute} {
 		act, _, _ = w.Step(t0.Add(at))
 		none(t, act)
@@ -524,7 +524,7 @@ func TestWalkerDoesNotAskAgainWhenAcknowledged(t *testing.T) {
 	w := newTestWalker(Options{AskAgainAfter: 30 * time.Second}, a)
 	act, _, _ := w.Step(t0)
 	kick := only(t, act, ActionReconcile, "a")
-	w.ObserveKustomization(handled(a, kick.Token, "False", "HealthCheckFailed", "timeout waiting for: [Deployment/x/y status: 'InProgress']"))
+	w.ObserveObject(handled(a, kick.Token, "False", "HealthCheckFailed", "timeout waiting for: [Deployment/x/y status: 'InProgress']"))
 	act, _, _ = w.Step(t0.Add(40 * time.Second))
 	none(t, act)
 	phase(t, w, "a", PhaseReconciling)
@@ -554,18 +554,18 @@ func TestWalkerDoesNotAskAgainWhileQueued(t *testing.T) {
 	}
 	// The controller takes up a at 20 s, b at 50 s: b, untouched for 40 s
 	// at 40 s, was taken up less than 30 s after a; c waits behind b.
-	w.ObserveKustomization(inProgress(a))
+	w.ObserveObject(inProgress(a))
 	act, _, _ = w.Step(t0.Add(20 * time.Second))
 	none(t, act)
-	w.ObserveKustomization(readyAt(a, tokens["a"]))
+	w.ObserveObject(readyAt(a, tokens["a"]))
 	act, _, _ = w.Step(t0.Add(40 * time.Second))
 	none(t, act)
-	w.ObserveKustomization(inProgress(b))
+	w.ObserveObject(inProgress(b))
 	act, _, _ = w.Step(t0.Add(50 * time.Second))
 	none(t, act)
 	// c is the oldest untouched request from 50 s: asked again, once, 30 s
 	// after the controller last took one up.
-	w.ObserveKustomization(readyAt(b, tokens["b"]))
+	w.ObserveObject(readyAt(b, tokens["b"]))
 	act, _, _ = w.Step(t0.Add(70 * time.Second))
 	none(t, act)
 	act, _, _ = w.Step(t0.Add(81 * time.Second))
@@ -595,7 +595,7 @@ func TestWalkerAsksAgainTheOldestUntouchedRequest(t *testing.T) {
 	taken := a
 	taken.Suspended = false
 	taken.Ready = &flux.Condition{Status: "Unknown", Reason: "Progressing", Message: "Reconciliation in progress"}
-	w.ObserveKustomization(taken)
+	w.ObserveObject(taken)
 	act, _, _ = w.Step(t0.Add(70 * time.Second))
 	none(t, act)
 	act, _, _ = w.Step(t0.Add(99 * time.Second))

@@ -240,7 +240,7 @@ func rbacCommands(w *testenv.World, sc rbacScene, bundle, capture string) []rbac
 		{role: "standup-viewer", doc: "standup audit --from-cluster --path DIR", args: []string{"audit", "--from-cluster", "--path", homelabRepo + "/clusters/prod"},
 			needs: []grant{{"list", crdResource}, {"list", ksResource}}},
 		{role: "standup-viewer", doc: "standup check [--ready NAME]", args: []string{"check", "--ready", infra + "/base", "--ready", infra + "/from-oci", "--ready", infra + "/from-bucket"},
-			needs:    []grant{{"list", crdResource}, {"list", deployResource}, {"list", ksResource}, {"get", gitResource}, {"get", ociResource}, {"get", bucketResource}},
+			needs:    []grant{{"list", crdResource}, {"list", deployResource}, {"list", ksResource}, {"list", hrResource}, {"get", gitResource}, {"get", ociResource}, {"get", bucketResource}},
 			inReport: true, ok: expectOut("all checks passed")},
 		{role: "standup-viewer", doc: "standup crds capture --out DIR", args: []string{"crds", "capture", "--out", capture},
 			needs: []grant{{"list", ksResource}, {"list", crdResource}},

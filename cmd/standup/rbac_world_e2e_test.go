@@ -124,7 +124,9 @@ func waitStuck(t *testing.T, w *testenv.World, ns string) {
 	t.Fatalf("%s/%s never deadlocked on the Sprocket dry-run", ns, stuckName)
 }
 
-// installHelmRelease installs the HelmRelease CRD and one HelmRelease, ns/podinfo.
+// installHelmRelease installs the HelmRelease CRD and one HelmRelease,
+// ns/podinfo, Ready as helm-controller would leave it installed (no
+// helm-controller runs here).
 func installHelmRelease(t *testing.T, w *testenv.World, ns string) {
 	t.Helper()
 	ctx := context.Background()
@@ -151,6 +153,16 @@ func installHelmRelease(t *testing.T, w *testenv.World, ns string) {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+	hr.Object["status"] = map[string]any{
+		"observedGeneration": hr.GetGeneration(),
+		"conditions": []any{map[string]any{
+			"type": "Ready", "status": "True", "reason": "InstallSucceeded", "message": "Helm install succeeded",
+			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339), "observedGeneration": hr.GetGeneration(),
+		}},
+	}
+	if err := w.Client.Status().Update(ctx, hr); err != nil {
+		t.Fatalf("HelmRelease/%s/podinfo status update failed: %v", ns, err)
 	}
 }
 

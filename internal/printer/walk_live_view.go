@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
@@ -36,6 +37,9 @@ type liveView struct {
 	nodes  []liveNode
 	index  map[tiers.ID]int
 	sorted bool
+	// mixed is set once a node is not a Kustomization: rows then carry
+	// their kind, as the plain lines do (Kind/namespace/name).
+	mixed bool
 }
 
 type liveNode struct {
@@ -56,6 +60,15 @@ func (v *liveView) update(e wait.Event) {
 	v.index[*e.Node] = len(v.nodes)
 	v.nodes = append(v.nodes, liveNode{id: *e.Node, e: e})
 	v.sorted = false
+	v.mixed = v.mixed || e.Node.Kind != flux.KindKustomization
+}
+
+// name is how a row names its node.
+func (v *liveView) name(id tiers.ID) string {
+	if v.mixed {
+		return id.String()
+	}
+	return id.NamespacedName()
 }
 
 func (v *liveView) sort() {
@@ -153,7 +166,11 @@ func (v *liveView) lines(now time.Time, width, maxLines int, withHeader bool, st
 		for _, g := range groups {
 			all.plus(g.count)
 		}
-		header := fmt.Sprintf("Kustomizations · %s · %s", formatElapsed(now.Sub(v.start)), all)
+		what := "Kustomizations"
+		if v.mixed {
+			what = "Kustomizations and HelmReleases"
+		}
+		header := fmt.Sprintf("%s · %s · %s", what, formatElapsed(now.Sub(v.start)), all)
 		out = append(out, fit(st.Header.Render(header), width))
 		maxLines--
 	}
@@ -298,7 +315,7 @@ func (v *liveView) columns(shown []bool, width int) liveColumns {
 	longest := 0
 	for i, ok := range shown {
 		if ok {
-			longest = max(longest, len(v.nodes[i].id.NamespacedName()))
+			longest = max(longest, len(v.name(v.nodes[i].id)))
 		}
 	}
 	room := max(0, width-1-rowFixed)
@@ -315,7 +332,7 @@ func (v *liveView) row(n liveNode, now time.Time, cols liveColumns, st Styles) s
 	if !e.Phase.Terminal() && now.After(e.Time) {
 		elapsed += now.Sub(e.Time)
 	}
-	name := cutMiddle(n.id.NamespacedName(), cols.name)
+	name := cutMiddle(v.name(n.id), cols.name)
 	line := fmt.Sprintf("  %-*s %s %*s", cols.name, name, phaseCell(e.Phase, st), elapsedWidth, formatElapsed(elapsed))
 	if cols.message > 0 {
 		line += "  " + ansi.Truncate(printable(firstLine(e.Message)), cols.message, "…")

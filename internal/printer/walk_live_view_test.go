@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
@@ -245,6 +246,28 @@ func TestLiveFits(t *testing.T) {
 	} {
 		if got := liveFits(tt.width, tt.height); got != tt.want {
 			t.Errorf("liveFits(%d, %d) = %t, want %t", tt.width, tt.height, got, tt.want)
+		}
+	}
+}
+
+// TestLiveViewNamesKindsWhenTheyMix: a walk of Kustomizations alone names
+// rows namespace/name; once a HelmRelease joins, every row carries its
+// kind, as the plain lines do, and the header says both kinds.
+func TestLiveViewNamesKindsWhenTheyMix(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	v := &liveView{start: t0}
+	ks := &tiers.ID{Kind: "Kustomization", Namespace: "apps", Name: "web"}
+	v.update(wait.Event{Time: t0, Type: wait.EventNode, Node: ks, Phase: wait.PhaseReconciling})
+	lines := v.lines(t0, 80, 10, true, NewStyles(nil, false))
+	if !strings.HasPrefix(lines[0], "Kustomizations · ") || !strings.Contains(strings.Join(lines, "\n"), "  apps/web ") {
+		t.Fatalf("Kustomizations alone:\n%s", strings.Join(lines, "\n"))
+	}
+	hr := &tiers.ID{Kind: "HelmRelease", Namespace: "apps", Name: "web"}
+	v.update(wait.Event{Time: t0, Type: wait.EventNode, Node: hr, Phase: wait.PhasePending})
+	all := strings.Join(v.lines(t0, 80, 10, true, NewStyles(nil, false)), "\n")
+	for _, want := range []string{"Kustomizations and HelmReleases · ", "  Kustomization/apps/web ", "  HelmRelease/apps/web "} {
+		if !strings.Contains(all, want) {
+			t.Errorf("mixed view lacks %q:\n%s", want, all)
 		}
 	}
 }

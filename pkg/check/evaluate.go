@@ -23,12 +23,13 @@ func Evaluate(f Facts, ready []string) Report {
 	installed := fluxInstalled(f.CRDs[flux.KustomizationCRD])
 	checks := []Result{fluxResult(f.CRDs[flux.KustomizationCRD]), controllersResult(f), crdsResult(f.CRDs), bundleResult(f)}
 	if !installed {
-		for _, name := range []string{"dry-run", "suspended", "kustomizations", "ready"} {
+		for _, name := range []string{"dry-run", "suspended", "kustomizations", "helmreleases", "ready"} {
 			checks = append(checks, newResult(name, Skip, "needs Flux (skipped)", nil))
 		}
 	} else {
 		dryRun, stuck := dryRunResult(f)
-		checks = append(checks, dryRun, suspendedResult(f.Kustomizations), kustomizationsResult(f.Kustomizations, stuck), readyResult(f, ready))
+		checks = append(checks, dryRun, suspendedResult(f.Kustomizations), kustomizationsResult(f.Kustomizations, stuck),
+			helmReleasesResult(f), readyResult(f, ready))
 	}
 	r := Report{SchemaVersion: 1, OK: true, Checks: checks}
 	r.OK = len(r.Failed()) == 0
@@ -215,6 +216,38 @@ func kustomizationsResult(objs []flux.Object, stuck map[tiers.ID]bool) Result {
 		summary += fmt.Sprintf(" (%d more listed above)", others)
 	}
 	return newResult("kustomizations", verdict(len(items) == 0), summary, items)
+}
+
+// helmReleasesResult lists every HelmRelease not Ready at its generation
+// (suspended ones too, since standup resume walks them), with what to do
+// when Helm refuses an object the release does not own.
+func helmReleasesResult(f Facts) Result {
+	switch {
+	case f.HelmReleasesErr != nil:
+		return newResult("helmreleases", Fail, "helmreleases: "+f.HelmReleasesErr.Error(), nil)
+	case !crds.Established(f.CRDs[flux.HelmReleaseResource]):
+		return newResult("helmreleases", Skip, "helmreleases: the cluster serves no HelmRelease API (skipped)", nil)
+	}
+	var items []Item
+	ready := 0
+	for _, o := range f.HelmReleases {
+		st := wait.Classify(o)
+		id := o.ID
+		switch {
+		case st.State == wait.Ready:
+			ready++
+			continue
+		case st.State == wait.Suspended:
+			items = append(items, Item{Object: &id, Message: "spec.suspend is true (standup resume resumes it)"})
+			continue
+		}
+		msg := statusLine(st)
+		if fail, ok := crds.ParseHelmOwnershipFailure(st.Message); ok {
+			msg += ". To let the release adopt it: " + fail.Remedy() + fmt.Sprintf(", then flux reconcile hr %s -n %s --reset", id.Name, id.Namespace)
+		}
+		items = append(items, Item{Object: &id, Message: msg})
+	}
+	return newResult("helmreleases", verdict(len(items) == 0), fmt.Sprintf("helmreleases: %d of %d Ready", ready, len(f.HelmReleases)), items)
 }
 
 // statusLine is a Kustomization's state, reason and the first line of its

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 func TestEvaluate(t *testing.T) {
@@ -28,8 +29,42 @@ func TestEvaluate(t *testing.T) {
 			name:  "healthy, no controllers in-cluster, no bundle",
 			facts: healthy, ready: []string{"platform-config"},
 			want: map[string]Status{"flux": Pass, "controllers": Skip, "crds": Pass, "bundle": Skip,
-				"dry-run": Pass, "suspended": Pass, "kustomizations": Pass, "ready": Pass},
-			wantIn: map[string]string{"controllers": "not deployed in-cluster (skipped)", "ready": revNew},
+				"dry-run": Pass, "suspended": Pass, "kustomizations": Pass, "helmreleases": Skip, "ready": Pass},
+			wantIn: map[string]string{"controllers": "not deployed in-cluster (skipped)", "helmreleases": "serves no HelmRelease API (skipped)", "ready": revNew},
+		},
+		{
+			name: "HelmReleases: one Ready, one suspended, one refused by Helm",
+			facts: func() Facts {
+				f := healthy()
+				f.CRDs[flux.HelmReleaseResource] = crdOf(flux.HelmReleaseResource, "v2", true)
+				refused := hrObj("web", "False", "InstallFailed", `Helm install failed for release apps/web with chart web@1.0.0: unable to continue with install: CustomResourceDefinition "widgets.example.com" in namespace "" exists and cannot be imported into the current release: invalid ownership metadata; label validation error: missing key "app.kubernetes.io/managed-by": must be set to "Helm"; annotation validation error: missing key "meta.helm.sh/release-name": must be set to "web"; annotation validation error: missing key "meta.helm.sh/release-namespace": must be set to "apps"`)
+				suspended := hrObj("db", "True", "InstallSucceeded", "Helm install succeeded")
+				suspended.Suspended = true
+				f.HelmReleases = []flux.Object{hrObj("cache", "True", "InstallSucceeded", "Helm install succeeded"), suspended, refused}
+				return f
+			},
+			want: map[string]Status{"kustomizations": Pass, "helmreleases": Fail},
+			wantIn: map[string]string{"helmreleases": "1 of 3 Ready HelmRelease/apps/db: spec.suspend is true " +
+				"(standup resume resumes it) HelmRelease/apps/web: HardFailure (InstallFailed): Helm install failed for release apps/web " +
+				"with chart web@1.0.0: unable to continue with install: CustomResourceDefinition \"widgets.example.com\" in namespace \"\" " +
+				"exists and cannot be imported into the current release: invalid ownership metadata; label validation error: missing key " +
+				"\"app.kubernetes.io/managed-by\": must be set to \"Helm\"; annotation validation error: missing key \"meta.helm.sh/release-name\": " +
+				"must be set to \"web\"; annotation validation error: missing key \"meta.helm.sh/release-namespace\": must be set to \"apps\". " +
+				"To let the release adopt it: kubectl label CustomResourceDefinition widgets.example.com app.kubernetes.io/managed-by=Helm; " +
+				"kubectl annotate CustomResourceDefinition widgets.example.com meta.helm.sh/release-name=web meta.helm.sh/release-namespace=apps, " +
+				"then flux reconcile hr web -n apps --reset",
+			},
+		},
+		{
+			name: "HelmReleases refused",
+			facts: func() Facts {
+				f := healthy()
+				f.CRDs[flux.HelmReleaseResource] = crdOf(flux.HelmReleaseResource, "v2", true)
+				f.HelmReleasesErr = errors.New(`forbidden: standup needs "list" on helmreleases.helm.toolkit.fluxcd.io`)
+				return f
+			},
+			want:   map[string]Status{"helmreleases": Fail},
+			wantIn: map[string]string{"helmreleases": `needs "list" on helmreleases`},
 		},
 		{
 			name: "flux not installed",
@@ -176,7 +211,7 @@ func TestEvaluate(t *testing.T) {
 				byName[c.Name] = c
 				names = append(names, c.Name)
 			}
-			if got := strings.Join(names, ","); got != "flux,controllers,crds,bundle,dry-run,suspended,kustomizations,ready" {
+			if got := strings.Join(names, ","); got != "flux,controllers,crds,bundle,dry-run,suspended,kustomizations,helmreleases,ready" {
 				t.Fatalf("checks %s: the order and set are part of the -o json schema", got)
 			}
 			wantOK := true
@@ -212,4 +247,12 @@ func says(r Result) string {
 		parts = append(parts, it.Message)
 	}
 	return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+}
+
+func hrObj(name, status, reason, message string) flux.Object {
+	return flux.Object{
+		Node:       tiers.Node{ID: tiers.ID{Kind: flux.KindHelmRelease, Namespace: "apps", Name: name}},
+		Generation: 1, ObservedGeneration: 1,
+		Ready: &flux.Condition{Status: status, Reason: reason, Message: message},
+	}
 }

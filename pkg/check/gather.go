@@ -38,6 +38,10 @@ type Facts struct {
 	ControllersErr error
 	// Kustomizations is empty when Flux is not installed: there is nothing to list.
 	Kustomizations []flux.Object
+	// HelmReleases are listed when the cluster serves their API (its CRD
+	// is in CRDs); HelmReleasesErr is why they could not be.
+	HelmReleases    []flux.Object
+	HelmReleasesErr error
 	// Sources holds the current revision of every source a --ready
 	// Kustomization builds from.
 	Sources map[tiers.ID]SourceRevision
@@ -77,6 +81,9 @@ func Gather(ctx context.Context, r client.Reader, opts Options) (Facts, error) {
 	}
 	if f.Kustomizations, err = flux.ListKustomizations(ctx, r, opts.Namespace); err != nil {
 		return f, err
+	}
+	if crds.Established(f.CRDs[flux.HelmReleaseResource]) {
+		f.HelmReleases, f.HelmReleasesErr = flux.ListHelmReleases(ctx, r, opts.Namespace)
 	}
 	for _, o := range f.Kustomizations {
 		if _, seen := f.Sources[o.SourceRef]; seen || !named(o.ID, opts.Ready) {

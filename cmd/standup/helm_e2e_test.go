@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -194,9 +195,35 @@ func TestResumeKindsHelmReleaseWalksOnlyHelmReleases(t *testing.T) {
 		testenv.HR{Namespace: ns, Name: "b", Chart: "plain", Suspend: true, DependsOn: deps("a")},
 		testenv.HR{Namespace: ns, Name: "c", Chart: "plain", Suspend: true, DependsOn: deps("b")},
 	)
+	planOf := func() map[string]string {
+		plan := runCLI(t, w, "resume", "--kinds", "hr", "-n", ns, "--dry-run", "-o", "json")
+		if plan.Code != ExitOK {
+			t.Fatalf("resume --dry-run exit %d: %v", plan.Code, plan.Err)
+		}
+		steps := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(plan.Stdout), "\n") {
+			var step wait.PlanStep
+			if err := json.Unmarshal([]byte(line), &step); err != nil {
+				t.Fatalf("plan line %q: %v", line, err)
+			}
+			steps[step.Node.String()] = step.Action
+		}
+		return steps
+	}
+	before := planOf()
 	res := runCLI(t, w, "resume", "--kinds", "hr", "-o", "json")
 	if res.Code != ExitOK {
 		t.Fatalf("resume --kinds hr exit %d: %v", res.Code, res.Err)
+	}
+	after := planOf()
+	for _, name := range []string{"a", "b", "c"} {
+		id := hrNode(ns, name).String()
+		if before[id] != "resume+reconcile" || after[id] != "none" {
+			t.Errorf("%s: the plan says %q before the walk and %q after, want resume+reconcile, then none (Ready at its HelmChart's revision)", id, before[id], after[id])
+		}
+	}
+	if len(before) != 3 {
+		t.Errorf("the plan of --kinds hr holds %v, want the 3 HelmReleases alone", before)
 	}
 	evs := events(t, res.Stdout)
 	if s := summaryOf(t, evs); s.Ready != 3 || s.Total != 3 {

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -192,9 +195,35 @@ func TestResumeKindsHelmReleaseWalksOnlyHelmReleases(t *testing.T) {
 		testenv.HR{Namespace: ns, Name: "b", Chart: "plain", Suspend: true, DependsOn: deps("a")},
 		testenv.HR{Namespace: ns, Name: "c", Chart: "plain", Suspend: true, DependsOn: deps("b")},
 	)
+	planOf := func() map[string]string {
+		plan := runCLI(t, w, "resume", "--kinds", "hr", "-n", ns, "--dry-run", "-o", "json")
+		if plan.Code != ExitOK {
+			t.Fatalf("resume --dry-run exit %d: %v", plan.Code, plan.Err)
+		}
+		steps := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(plan.Stdout), "\n") {
+			var step wait.PlanStep
+			if err := json.Unmarshal([]byte(line), &step); err != nil {
+				t.Fatalf("plan line %q: %v", line, err)
+			}
+			steps[step.Node.String()] = step.Action
+		}
+		return steps
+	}
+	before := planOf()
 	res := runCLI(t, w, "resume", "--kinds", "hr", "-o", "json")
 	if res.Code != ExitOK {
 		t.Fatalf("resume --kinds hr exit %d: %v", res.Code, res.Err)
+	}
+	after := planOf()
+	for _, name := range []string{"a", "b", "c"} {
+		id := hrNode(ns, name).String()
+		if before[id] != "resume+reconcile" || after[id] != "none" {
+			t.Errorf("%s: the plan says %q before the walk and %q after, want resume+reconcile, then none (Ready at its HelmChart's revision)", id, before[id], after[id])
+		}
+	}
+	if len(before) != 3 {
+		t.Errorf("the plan of --kinds hr holds %v, want the 3 HelmReleases alone", before)
 	}
 	evs := events(t, res.Stdout)
 	if s := summaryOf(t, evs); s.Ready != 3 || s.Total != 3 {
@@ -209,5 +238,54 @@ func TestResumeKindsHelmReleaseWalksOnlyHelmReleases(t *testing.T) {
 	}
 	if ks := getKS(t, w, ns, "left-alone"); !ks.Spec.Suspend || ks.Annotations[flux.ReconcileRequestAnnotation] != "" {
 		t.Errorf("the Kustomization was touched: suspend=%v annotations=%v", ks.Spec.Suspend, ks.Annotations)
+	}
+}
+
+// TestResumeHelmReleasesUnderTheOperatorRoles: under standup-operator
+// alone (docs/rbac.yaml), resume warns that it may not list HelmReleases
+// and walks the Kustomizations alone, leaving the HelmReleases as they
+// were; with standup-operator-helm (docs/rbac-helm.yaml) bound too, it
+// walks both kinds to Ready without a warning.
+func TestResumeHelmReleasesUnderTheOperatorRoles(t *testing.T) {
+	operator, _ := rbacRoles(t)
+	helm, _ := rbacRolesIn(t, "../../docs/rbac-helm.yaml")
+	for _, withHelm := range []bool{false, true} {
+		t.Run(fmt.Sprintf("standup-operator-helm bound: %v", withHelm), func(t *testing.T) {
+			ns := testenv.UniqueName("hrrbac")
+			w := helmWorld(t, testenv.Options{}, []string{"plain"}, ns)
+			publish(t, w, ns, "testdata/tree")
+			create(t, w, testenv.KS{Namespace: ns, Name: "app", Path: "./ok", Suspend: true, TargetNamespace: ns})
+			createHR(t, w,
+				testenv.HR{Namespace: ns, Name: "a", Chart: "plain", Suspend: true},
+				testenv.HR{Namespace: ns, Name: "b", Chart: "plain", Suspend: true, DependsOn: deps("a")},
+			)
+			roles := []*rbacv1.ClusterRole{operator["standup-operator"]}
+			if withHelm {
+				roles = append(roles, helm["standup-operator-helm"])
+			}
+			kubeconfig := userBoundToAll(t, w, testenv.UniqueName("hr-operator"), roles...)
+			res := runWith(context.Background(), t, runSpec{kubeconfig: kubeconfig}, "resume", "-n", ns, "-o", "json", "--timeout", "3m")
+			if res.Code != ExitOK {
+				t.Fatalf("resume exit %d: %v\n%s", res.Code, res.Err, res.Stderr)
+			}
+			warned := strings.Contains(res.Stderr, `warning: forbidden: standup needs "list" on helmreleases.helm.toolkit.fluxcd.io`) &&
+				strings.Contains(res.Stderr, "walking Kustomizations only")
+			if warned == withHelm {
+				t.Errorf("warned that HelmReleases are not walked = %v, want %v:\n%s", warned, !withHelm, res.Stderr)
+			}
+			want := 1
+			if withHelm {
+				want = 3
+			}
+			if s := summaryOf(t, events(t, res.Stdout)); s.Ready != want || s.Total != want {
+				t.Errorf("summary %+v, want %d walked to Ready", s, want)
+			}
+			for _, name := range []string{"a", "b"} {
+				hr := getHR(t, w, ns, name)
+				if hr.Suspended == withHelm {
+					t.Errorf("%s: suspended=%v after resume with standup-operator-helm bound=%v", hr.ID, hr.Suspended, withHelm)
+				}
+			}
+		})
 	}
 }

@@ -36,7 +36,13 @@ const rbacFile = "../../docs/rbac.yaml"
 // the text of each role's document (its comments name its commands).
 func rbacRoles(t *testing.T) (map[string]*rbacv1.ClusterRole, map[string]string) {
 	t.Helper()
-	data, err := os.ReadFile(rbacFile)
+	return rbacRolesIn(t, rbacFile)
+}
+
+// rbacRolesIn reads the ClusterRoles of file, and each one's document.
+func rbacRolesIn(t *testing.T, file string) (map[string]*rbacv1.ClusterRole, map[string]string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +54,7 @@ func rbacRoles(t *testing.T) (map[string]*rbacv1.ClusterRole, map[string]string)
 			break
 		}
 		if err != nil {
-			t.Fatalf("docs/rbac.yaml: %v", err)
+			t.Fatalf("%s: %v", file, err)
 		}
 		var probe map[string]any
 		if err := yaml.Unmarshal(doc, &probe); err != nil || probe == nil {
@@ -56,7 +62,7 @@ func rbacRoles(t *testing.T) (map[string]*rbacv1.ClusterRole, map[string]string)
 		}
 		role := &rbacv1.ClusterRole{}
 		if err := yaml.UnmarshalStrict(doc, role); err != nil {
-			t.Fatalf("docs/rbac.yaml: %v", err)
+			t.Fatalf("%s: %v", file, err)
 		}
 		roles[role.Name], docs[role.Name] = role, string(doc)
 	}
@@ -289,6 +295,13 @@ func TestRBACRolesHoldExactlyWhatCommandsUse(t *testing.T) {
 // returns the user's kubeconfig.
 func userBoundTo(t *testing.T, w *testenv.World, role *rbacv1.ClusterRole) string {
 	t.Helper()
+	return userBoundToAll(t, w, "user-"+role.Name, role)
+}
+
+// userBoundToAll creates roles (unless they exist) and the user bound to
+// every one of them, and returns the user's kubeconfig.
+func userBoundToAll(t *testing.T, w *testenv.World, user string, roles ...*rbacv1.ClusterRole) string {
+	t.Helper()
 	ctx := context.Background()
 	scheme := runtime.NewScheme()
 	if err := rbacv1.AddToScheme(scheme); err != nil {
@@ -298,17 +311,18 @@ func userBoundTo(t *testing.T, w *testenv.World, role *rbacv1.ClusterRole) strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Create(ctx, role.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	user := "user-" + role.Name
-	binding := &rbacv1.ClusterRoleBinding{
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
-	}
-	binding.Name = user
-	if err := c.Create(ctx, binding); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
+	for _, role := range roles {
+		if err := c.Create(ctx, role.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		binding := &rbacv1.ClusterRoleBinding{
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+			Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+		}
+		binding.Name = user + "-" + role.Name
+		if err := c.Create(ctx, binding); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
 	}
 	authn, err := w.Env.AddUser(envtest.User{Name: user}, nil)
 	if err != nil {

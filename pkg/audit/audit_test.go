@@ -520,3 +520,29 @@ func TestKustomizationCRDsNamingAnAbsentKustomization(t *testing.T) {
 		t.Errorf("message %q / fix %q: want the absent Kustomization named and no dependsOn suggested", h.Message, h.Fix)
 	}
 }
+
+// TestSamePassFixKnowsHelmOwnership: the chart form of the deadlock, with a
+// chart that ships the CRD in templates/ (cert-manager) and a release that
+// refuses to take ownership, says that a pre-applied CRD needs Helm's
+// ownership metadata; a release that takes ownership (helm-controller's
+// default) does not.
+func TestSamePassFixKnowsHelmOwnership(t *testing.T) {
+	for _, noTake := range []bool{false, true} {
+		hr := obj("helm.toolkit.fluxcd.io/v2", "HelmRelease", "cert-manager/cert-manager", "spec", map[string]any{
+			"chart":   map[string]any{"spec": map[string]any{"chart": "cert-manager"}},
+			"values":  map[string]any{"crds": map[string]any{"enabled": true}},
+			"install": map[string]any{"disableTakeOwnership": noTake},
+		})
+		r, err := Audit(result(ks{name: "infra", wait: true, objects: objects(hr, issuer())}), nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Hazards) != 1 {
+			t.Fatalf("disableTakeOwnership=%v: hazards %+v, want the same-pass deadlock", noTake, r.Hazards)
+		}
+		says := strings.Contains(r.Hazards[0].Fix, "must carry Helm's ownership metadata for HelmRelease/cert-manager/cert-manager")
+		if says != noTake {
+			t.Errorf("disableTakeOwnership=%v: the fix mentions Helm's ownership metadata = %v:\n%s", noTake, says, r.Hazards[0].Fix)
+		}
+	}
+}

@@ -52,6 +52,9 @@ type releaseInfo struct {
 	skipCRDs bool
 	// suspended is spec.suspend: helm-controller installs nothing.
 	suspended bool
+	// noTakeOwnership is spec.install.disableTakeOwnership: Helm then
+	// refuses to install over an object that lacks its ownership metadata.
+	noTakeOwnership bool
 	// chartRef is the source spec.chartRef names, resolved once every
 	// object is indexed.
 	chartRef *NamespacedName
@@ -376,6 +379,7 @@ func releaseOf(u *unstructured.Unstructured) *releaseInfo {
 	policy, _, _ := unstructured.NestedString(u.Object, "spec", "install", "crds")
 	r.skipCRDs = policy == "Skip"
 	r.suspended, _, _ = unstructured.NestedBool(u.Object, "spec", "suspend")
+	r.noTakeOwnership, _, _ = unstructured.NestedBool(u.Object, "spec", "install", "disableTakeOwnership")
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubestandup/standup/pkg/catalog"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -169,7 +170,23 @@ func samePassText(v verdict, gk GroupKind, p placed, h Hazard) (string, string) 
 	if v.guarded {
 		fix = fmt.Sprintf("move %s to its own Kustomization with dependsOn %s (which already waits for %s)", p.obj, p.ks.Name, src.obj)
 	}
+	if ownsTemplatedCRD(*v.via, gk) {
+		fix += fmt.Sprintf("; until then, a CRD pre-applied to break the deadlock (standup resume --crds) must carry Helm's ownership metadata for %s (label app.kubernetes.io/managed-by=Helm, annotations meta.helm.sh/release-name and meta.helm.sh/release-namespace): its chart ships %s's CRD in templates/ and it sets install.disableTakeOwnership, so Helm refuses a CRD without it (standup crds capture keeps the metadata)",
+			src.obj, gk)
+	}
 	return msg, fix
+}
+
+// ownsTemplatedCRD reports whether o is a HelmRelease whose chart ships
+// gk's CRD in templates/ and that refuses to take ownership of an existing
+// object (install.disableTakeOwnership): Helm installs it only over a CRD
+// that carries the release's ownership metadata.
+func ownsTemplatedCRD(o origin, gk GroupKind) bool {
+	if o.src != srcChart || o.entry == nil || o.at.release == nil || !o.at.release.noTakeOwnership {
+		return false
+	}
+	in := o.entry.Installs(catalog.GroupKind(gk))
+	return in != nil && in.From == catalog.FromTemplates
 }
 
 // groupTexts are the message and fix of a finding whose places differ only

@@ -16,7 +16,7 @@ import (
 func BenchmarkChain5(b *testing.B) {
 	env := newBenchEnv(b)
 	ctx := context.Background()
-	w := graphWorld(b)
+	w := graphWorld(b, env)
 	g := benchgraph.Generate(benchgraph.Spec{Depth: 5, Width: 1, FanIn: 1, Prefix: "chain"})
 	times := map[string]float64{}
 	for _, c := range []string{FluxAlone, Standup} {

@@ -26,7 +26,7 @@ func BenchmarkColdstart(b *testing.B) {
 	env := newBenchEnv(b)
 	b.Run("uniform", func(b *testing.B) {
 		s := Scenario{
-			Name: "uniform", Title: "5 × 2 lattice, each node on both nodes of the tier above, no durations (benchgraph.Uniform)",
+			Name: env.name("uniform"), Title: "5 × 2 lattice, each node on both nodes of the tier above, no durations (benchgraph.Uniform)",
 			Cap: env.graphCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound},
 			Ratios: []Ratio{{Num: Standup, Den: Bound}, {Num: FluxAlone, Den: Standup, Op: "≥", Target: 10},
 				{Num: FluxTuned, Den: Standup, Op: "≥", Target: 5}, {Num: TierScript, Den: Standup, Op: "≥", Target: 1}},
@@ -36,7 +36,7 @@ func BenchmarkColdstart(b *testing.B) {
 	b.Run("uneven", func(b *testing.B) {
 		g := benchgraph.Uneven(1)
 		s := Scenario{
-			Name: "uneven", Title: fmt.Sprintf("6 × 3, seeded durations of 1–10 s, the slowest path crosses tiers (benchgraph.Uneven(1), spec seed %d)", g.Spec.Seed),
+			Name: env.name("uneven"), Title: fmt.Sprintf("6 × 3, seeded durations of 1–10 s, the slowest path crosses tiers (benchgraph.Uneven(1), spec seed %d)", g.Spec.Seed),
 			Cap: env.graphCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound},
 			Ratios: []Ratio{{Num: Standup, Den: Bound, Op: "≤", Target: 1.15}, {Num: FluxAlone, Den: Standup},
 				{Num: FluxTuned, Den: Standup, Op: "≥", Target: 1.2}, {Num: TierScript, Den: Standup, Op: "≥", Target: 1.3}},
@@ -45,7 +45,7 @@ func BenchmarkColdstart(b *testing.B) {
 	})
 	b.Run("deadlock", func(b *testing.B) {
 		s := Scenario{
-			Name: "deadlock", Title: "examples/homelab-deadlock with the simulated cdi-operator, a fresh world per contender",
+			Name: env.name("deadlock"), Title: "examples/homelab-deadlock with the simulated cdi-operator, a fresh world per contender",
 			Cap: env.deadlockCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, ScriptCRDs, Standup, Bound}, StandupMax: time.Minute,
 			Ratios: []Ratio{{Num: Standup, Den: Bound}, {Num: FluxAlone, Den: Standup}, {Num: FluxTuned, Den: Standup},
 				{Num: TierScript, Den: Standup}, {Num: ScriptCRDs, Den: Standup}},
@@ -55,7 +55,7 @@ func BenchmarkColdstart(b *testing.B) {
 	b.Run("scale", func(b *testing.B) {
 		g := env.scaleGraph()
 		s := Scenario{
-			Name: "scale", Title: fmt.Sprintf("%d × %d, fan-in %d, %d slow nodes of %d–%d s, one ConfigMap each otherwise (benchgraph.Scale(1), spec seed %d)",
+			Name: env.name("scale"), Title: fmt.Sprintf("%d × %d, fan-in %d, %d slow nodes of %d–%d s, one ConfigMap each otherwise (benchgraph.Scale(1), spec seed %d)",
 				g.Spec.Depth, g.Spec.Width, g.Spec.FanIn, g.Spec.Slow, g.Spec.MinSeconds, g.Spec.MaxSeconds, g.Spec.Seed),
 			Cap: env.scaleCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound, Throughput, LargerBound},
 			Ratios: []Ratio{{Num: Standup, Den: LargerBound, Op: "≤", Target: 1.05}, {Num: Standup, Den: Bound}, {Num: Standup, Den: Throughput},
@@ -86,7 +86,7 @@ func graphScenario(b *testing.B, env benchEnv, s Scenario, g benchgraph.Graph) S
 	contenders := []string{FluxAlone, TierScript, Standup}
 	for run := range env.runs {
 		res := Run{Results: map[string]Measurement{}}
-		w := graphWorld(b)
+		w := graphWorld(b, env)
 		for i := range contenders {
 			c := contenders[(i+run)%len(contenders)]
 			if slices.Contains(s.Contenders, c) && env.takes(c) {
@@ -95,7 +95,7 @@ func graphScenario(b *testing.B, env benchEnv, s Scenario, g benchgraph.Graph) S
 		}
 		w.Stop()
 		if slices.Contains(s.Contenders, FluxTuned) && env.takes(FluxTuned) {
-			w := graphWorld(b, tunedArgs...)
+			w := graphWorld(b, env, tunedArgs...)
 			graphTurn(b, env, s.Name, run, FluxTuned, w, g, &res)
 			w.Stop()
 		}
@@ -229,7 +229,7 @@ func (d deadlockSetup) target(w *testenv.World, env benchEnv) target {
 // side, each in its own world.
 func (d deadlockSetup) capped(b *testing.B, env benchEnv, scenario string, run int, r *Run) {
 	ctx := context.Background()
-	wf, wt, ws := deadlockWorld(b), deadlockWorld(b, tunedArgs...), deadlockWorld(b)
+	wf, wt, ws := deadlockWorld(b, env), deadlockWorld(b, env, tunedArgs...), deadlockWorld(b, env)
 	defer wf.Stop()
 	defer wt.Stop()
 	defer ws.Stop()
@@ -257,7 +257,7 @@ func (d deadlockSetup) capped(b *testing.B, env benchEnv, scenario string, run i
 // from standup's run.
 func (d deadlockSetup) repaired(b *testing.B, env benchEnv, scenario string, run int, r *Run) {
 	ctx := context.Background()
-	w := deadlockWorld(b)
+	w := deadlockWorld(b, env)
 	out, err := tierScript(ctx, env, d.target(w, env), d.order, []string{"crds", "--all", "--crds", d.bundle})
 	if err != nil {
 		b.Fatalf("deadlock run %d, %s: %v", run, ScriptCRDs, err)
@@ -266,7 +266,7 @@ func (d deadlockSetup) repaired(b *testing.B, env benchEnv, scenario string, run
 	r.Results[ScriptCRDs] = out.Measurement
 	w.Stop()
 
-	w = deadlockWorld(b)
+	w = deadlockWorld(b, env)
 	defer w.Stop()
 	out, err = standupResume(ctx, env, d.target(w, env), "--crds", d.bundle)
 	if err != nil {
@@ -280,9 +280,9 @@ func (d deadlockSetup) repaired(b *testing.B, env benchEnv, scenario string, run
 
 // deadlockWorld starts a world on kustomize-controller with args added to
 // its flags and seeds the deadlock into it.
-func deadlockWorld(b *testing.B, args ...string) *testenv.World {
+func deadlockWorld(b *testing.B, env benchEnv, args ...string) *testenv.World {
 	b.Helper()
-	w := testenv.New(b, testenv.Options{ControllerArgs: args})
+	w := testenv.New(b, env.worldOptions(args...))
 	if err := seedDeadlock(context.Background(), w); err != nil {
 		b.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,6 +30,12 @@ const (
 	deadlockPath   = deadlockRepo + "/clusters/prod"
 	benchSource    = "bench"
 	poll           = 100 * time.Millisecond
+	// benchInterval is every generated Kustomization's spec.interval: longer
+	// than any run, so that kustomize-controller never runs a Ready one
+	// again during a contender's turn. At scale on a loaded machine a turn
+	// outlasts Flux's usual 10 m, and those re-runs would take workers from
+	// whoever runs then.
+	benchInterval = time.Hour
 )
 
 // benchEnv is what every benchmark run shares: the standup binary, the tier
@@ -47,6 +54,11 @@ type benchEnv struct {
 	// scale is BENCH_SCALE, DEPTHxWIDTHxSLOW: the scale scenario at another
 	// size, to try it out on a small graph; empty is the 15x20x10.
 	scale string
+	// controllerTmp is BENCH_CONTROLLER_TMPDIR: where kustomize-controller
+	// untars artifacts (testenv.Options.ControllerTempDir), meant for a
+	// tmpfs such as /dev/shm; the scenarios' names then end in "-tmpfs".
+	// Empty is the world's directory, on disk.
+	controllerTmp string
 	// only is BENCH_CONTENDERS, metric keys separated by commas (flux,
 	// tuned, script, standup): the generated scenarios run only those, for
 	// development; empty runs every contender.
@@ -69,6 +81,7 @@ func newBenchEnv(b *testing.B) benchEnv {
 		out:   os.Getenv("BENCH_OUT"),
 		scale: os.Getenv("BENCH_SCALE"),
 	}
+	env.controllerTmp = os.Getenv("BENCH_CONTROLLER_TMPDIR")
 	if v := os.Getenv("BENCH_CONTENDERS"); v != "" {
 		env.only = strings.Split(v, ",")
 	}
@@ -94,9 +107,24 @@ func newBenchEnv(b *testing.B) benchEnv {
 	return env
 }
 
+// name is a scenario's name in this environment: with "-tmpfs" when the
+// controller untars artifacts in BENCH_CONTROLLER_TMPDIR.
+func (env benchEnv) name(scenario string) string {
+	if env.controllerTmp != "" {
+		return scenario + "-tmpfs"
+	}
+	return scenario
+}
+
+// worldOptions are a world's options: kustomize-controller with args added
+// to its default flags, untarring in BENCH_CONTROLLER_TMPDIR when set.
+func (env benchEnv) worldOptions(args ...string) testenv.Options {
+	return testenv.Options{ControllerArgs: args, ControllerTempDir: env.controllerTmp}
+}
+
 // capOf is the cap of a generated scenario's contenders.
 func (env benchEnv) capOf(scenario string) time.Duration {
-	if scenario == "scale" {
+	if strings.HasPrefix(scenario, "scale") {
 		return env.scaleCap
 	}
 	return env.graphCap
@@ -160,9 +188,9 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 
 // graphWorld starts a world with kustomize-controller on its default flags
 // plus args, and the Delay controller, for the generated scenarios.
-func graphWorld(b *testing.B, args ...string) *testenv.World {
+func graphWorld(b *testing.B, env benchEnv, args ...string) *testenv.World {
 	b.Helper()
-	w := testenv.New(b, testenv.Options{ControllerArgs: args})
+	w := testenv.New(b, env.worldOptions(args...))
 	if err := w.StartDelayController().Err(); err != nil {
 		b.Fatal(err)
 	}
@@ -183,6 +211,7 @@ func seedGraph(ctx context.Context, w *testenv.World, g benchgraph.Graph, dir st
 		return err
 	}
 	for _, k := range g.Kustomizations(benchSource, true) {
+		k.Interval = benchInterval
 		if err := w.Client.Create(ctx, k.Kustomization()); err != nil {
 			return fmt.Errorf("Kustomization/%s/%s create failed: %w", k.Namespace, k.Name, err)
 		}
@@ -286,19 +315,41 @@ func park(ctx context.Context, w *testenv.World, ns string) error {
 	}
 }
 
-// readiness counts the Kustomizations in ns ("" for all) and those Ready
-// at their current generation.
+// readiness counts the Kustomizations in ns ("" for all) and those that
+// have been Ready at their current generation (readyOnce).
 func readiness(ctx context.Context, w *testenv.World, ns string) (ready, total int, err error) {
 	list := &kustomizev1.KustomizationList{}
 	if err := w.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return 0, 0, fmt.Errorf("Kustomizations in %q: %w", ns, err)
 	}
 	for _, k := range list.Items {
-		if apimeta.IsStatusConditionTrue(k.Status.Conditions, meta.ReadyCondition) && k.Status.ObservedGeneration == k.Generation {
+		if readyOnce(k) {
 			ready++
 		}
 	}
 	return ready, len(list.Items), nil
+}
+
+// readyOnce reports whether k has been Ready at its current generation:
+// Ready now, or running again since. kustomize-controller re-runs a Ready
+// Kustomization at its interval (10 m) and shows Ready Unknown
+// (Progressing) meanwhile; a walk longer than that, as at scale, would
+// otherwise never find every node Ready at one instant. The controller
+// writes observedGeneration only with Ready True (or a stalled failure,
+// which is not Progressing).
+func readyOnce(k kustomizev1.Kustomization) bool {
+	if k.Status.ObservedGeneration != k.Generation {
+		return false
+	}
+	ready := apimeta.FindStatusCondition(k.Status.Conditions, meta.ReadyCondition)
+	switch {
+	case ready == nil:
+		return false
+	case ready.Status == metav1.ConditionTrue:
+		return true
+	}
+	return ready.Status == metav1.ConditionUnknown && ready.Reason == meta.ProgressingReason && k.Status.LastAppliedRevision != "" &&
+		!apimeta.IsStatusConditionTrue(k.Status.Conditions, meta.StalledCondition)
 }
 
 // waitAllReady polls until want Kustomizations in ns are Ready, or until

@@ -37,6 +37,9 @@
 #                        (development only: --write-doc refuses it)
 #   BENCH_CONTENDERS     only these contenders (flux,tuned,script,standup) in
 #                        the generated scenarios (development only, likewise)
+#   BENCH_CONTROLLER_TMPDIR  where kustomize-controller untars artifacts, e.g.
+#                        /dev/shm (a tmpfs): the scenarios are then named
+#                        NAME-tmpfs, tables and doc markers alike
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -76,7 +79,8 @@ pattern="${BENCH_PATTERN:-Coldstart|Chain5}"
 runs="${BENCH_RUNS:-3}"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=""
-git diff --quiet HEAD 2>/dev/null || dirty=" (with uncommitted changes)"
+# The tables this script writes are output, not what is measured.
+git diff --quiet HEAD -- . ':!docs/benchmarks.md' 2>/dev/null || dirty=" (with uncommitted changes)"
 echo "bench: $mode mode, KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS BENCH_RUNS=$runs BENCH_OUT=$BENCH_OUT" >&2
 echo "bench: standup at $commit$dirty" >&2
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
@@ -84,7 +88,9 @@ status=0
 go test -run '^$' -bench "$pattern" -benchtime 1x -timeout 6h ${args[@]+"${args[@]}"} ./bench/ | tee "$BENCH_OUT/go-test.txt" || status=$?
 load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 echo
-for f in uniform uneven deadlock scale; do
+scenarios="uniform uneven deadlock scale"
+[ -n "${BENCH_CONTROLLER_TMPDIR:-}" ] && scenarios="uniform-tmpfs uneven-tmpfs deadlock-tmpfs scale-tmpfs"
+for f in $scenarios; do
   [ -f "$BENCH_OUT/$f.md" ] && { cat "$BENCH_OUT/$f.md"; echo; }
 done
 grep -h '^chain of 5\|^HelmRelease chain of 5' "$BENCH_OUT/go-test.txt" >"$BENCH_OUT/chain5.md" 2>/dev/null || rm -f "$BENCH_OUT/chain5.md"
@@ -94,9 +100,11 @@ grep -h '^chain of 5\|^HelmRelease chain of 5' "$BENCH_OUT/go-test.txt" >"$BENCH
 stamp() {
   local what="$runs runs per scenario"
   [ "$mode" = quick ] && what="one run per scenario"
-  [ "$1" = deadlock ] && what="${BENCH_DEADLOCK_RUNS:-$runs} run(s), the stuck contenders capped at ${BENCH_DEADLOCK_CAP:-5m}"
-  printf 'Measured at `%s`%s on %s with `scripts/bench-coldstart.sh %s --write-doc` (BENCH_PATTERN=%s; %s mode: %s; load average %s before, %s after).' \
-    "$commit" "$dirty" "$(date -u +%Y-%m-%d)" "$mode" "$pattern" "$mode" "$what" "$load_before" "$load_after"
+  [ "${1%-tmpfs}" = deadlock ] && what="${BENCH_DEADLOCK_RUNS:-$runs} run(s), the stuck contenders capped at ${BENCH_DEADLOCK_CAP:-5m}"
+  local env="BENCH_PATTERN='$pattern'"
+  [ -n "${BENCH_CONTROLLER_TMPDIR:-}" ] && env="$env BENCH_CONTROLLER_TMPDIR=$BENCH_CONTROLLER_TMPDIR"
+  printf 'Measured at `%s`%s on %s with `%s scripts/bench-coldstart.sh %s --write-doc` (%s mode: %s; load average %s before, %s after).' \
+    "$commit" "$dirty" "$(date -u +%Y-%m-%d)" "$env" "$mode" "$mode" "$what" "$load_before" "$load_after"
 }
 
 # splice NAME FILE: replace the lines between NAME's markers in the doc with
@@ -124,7 +132,7 @@ splice() {
 }
 
 if [ "$write_doc" = 1 ]; then
-  for f in uniform uneven deadlock scale chain5; do
+  for f in $scenarios chain5; do
     [ -f "$BENCH_OUT/$f.md" ] && splice "$f" "$BENCH_OUT/$f.md"
   done
 fi

@@ -74,7 +74,7 @@ func limitLine(l *wait.Limit) string {
 	}
 	if l.Kind == wait.LimitWorkers {
 		return fmt.Sprintf("limit: kustomize-controller's worker pool. %d reconciles took %s of work on %s (%s at least), "+
-			"more than the longest dependency chain (%s); %s. --concurrent %d could save about %s, if the controller has the CPU for it.",
+			"more than the longest dependency chain (%s); %s. --concurrent %d could save about %s, if the controller has the CPU and disk for it (each reconcile untars the source artifact).",
 			l.Reconciles, secs(l.Work), plural(l.Workers, "worker"), secs(l.ThroughputBound), secs(l.CriticalPath), waited, l.Concurrent, secs(l.Saving))
 	}
 	line := fmt.Sprintf("limit: the dependency chain %s (%s, %s of reconciles); the worker pool needed %s (%s), so a higher --concurrent would not help",

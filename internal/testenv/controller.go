@@ -25,25 +25,41 @@ type Controller struct {
 	Kubeconfig string
 	Dir        string
 	Args       []string
+	// TempDir, when set, holds the controller's TMPDIR instead of Dir (see
+	// Options.ControllerTempDir).
+	TempDir string
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
 	done    chan struct{}
 	logFile *os.File
+	tmp     string // a TMPDIR made under TempDir, removed on stop
 	// Starts counts how many times the controller was started.
 	Starts int
 }
 
 // Start launches the controller and waits until its health endpoint answers.
-func (c *Controller) Start(ctx context.Context) error {
+func (c *Controller) Start(ctx context.Context) (err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer func() {
+		if err != nil && c.cmd == nil && c.tmp != "" {
+			_ = os.RemoveAll(c.tmp) // never started: stop will not see it
+			c.tmp = ""
+		}
+	}()
 	if c.cmd != nil {
 		return fmt.Errorf("%s already running", c.name())
 	}
 	tmp := filepath.Join(c.Dir, "tmp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", c.name(), err)
+	}
+	if c.TempDir != "" {
+		if tmp, err = os.MkdirTemp(c.TempDir, "standup-kustomize-controller-"); err != nil {
+			return fmt.Errorf("kustomize-controller: %w", err)
+		}
+		c.tmp = tmp
 	}
 	ports, err := freePorts(2)
 	if err != nil {
@@ -122,6 +138,10 @@ func (c *Controller) stop(sig syscall.Signal) {
 	}
 	c.logFile.Close()
 	c.cmd = nil
+	if c.tmp != "" {
+		_ = os.RemoveAll(c.tmp)
+		c.tmp = ""
+	}
 }
 
 // Log returns everything the controller has logged so far.

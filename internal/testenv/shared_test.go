@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,6 +170,18 @@ func TestPoolLendsOneControlPlaneToEveryController(t *testing.T) {
 		w := worlds.Get(t, Options{})
 		if w != first || w.Controller == nil || len(w.Controller.Args) != 0 || filepath.Base(w.Controller.Binary) != "kustomize-controller" {
 			t.Errorf("want the same world running the default controller without flags")
+		}
+	})
+	t.Run("controller temp dir", func(t *testing.T) {
+		dir := t.TempDir()
+		w := worlds.Get(t, Options{ControllerTempDir: dir})
+		entries, err := os.ReadDir(dir)
+		if w != first || err != nil || len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "standup-kustomize-controller-") {
+			t.Fatalf("want the same world with the controller's TMPDIR made in %s: %v %v", dir, entries, err)
+		}
+		w.Controller.Stop()
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+			t.Errorf("the controller stopped but left %v in %s (%v)", entries, dir, err)
 		}
 	})
 }

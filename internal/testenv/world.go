@@ -34,6 +34,13 @@ type Options struct {
 	NoController bool
 	// ControllerArgs are extra flags for kustomize-controller.
 	ControllerArgs []string
+	// ControllerTempDir is where kustomize-controller's TMPDIR is made (a
+	// fresh directory per start, removed when it stops); empty is the
+	// world's own directory. kustomize-controller untars the whole source
+	// artifact there on every reconcile: a benchmark on a shared machine
+	// whose disk is contended gives it a tmpfs (/dev/shm), as a node's
+	// emptyDir on an idle disk would be.
+	ControllerTempDir string
 	// APIAudit starts kube-apiserver with its audit log on (see
 	// EnableAPIAudit), so that a test can read it without the restart
 	// EnableAPIAudit costs.
@@ -180,6 +187,7 @@ func (w *World) newController(opts Options) (*Controller, error) {
 		Kubeconfig: w.Kubeconfig,
 		Dir:        filepath.Join(w.Dir, "controller"),
 		Args:       slices.Clone(opts.ControllerArgs),
+		TempDir:    opts.ControllerTempDir,
 	}, nil
 }
 

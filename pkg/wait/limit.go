@@ -65,7 +65,7 @@ type Limit struct {
 	MeanWait Duration `json:"meanWait"`
 	MaxWait  Duration `json:"maxWait"`
 	// Concurrent is twice Workers, and Saving roughly what a
-	// kustomize-controller with that --concurrent (and the CPU for it)
+	// kustomize-controller with that --concurrent (and the CPU and disk for it)
 	// would have saved: the larger bound now less the larger bound then.
 	// Both are absent when the chain is the limit.
 	Concurrent int      `json:"concurrent,omitempty"`

@@ -14,16 +14,17 @@ assets=$(EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS="${extra# }" bash scripts/testenv.s
 export KUBEBUILDER_ASSETS="$assets"
 echo "test: KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS releases=$STANDUP_CONTROLLER_RELEASES" >&2
 # Packages build and run side by side, but the processes that start control
-# planes (cmd/standup, internal/testenv, pkg/crds) take turns for the two
-# slots of the lock STANDUP_TESTENV_LOCK names (testenv.LockMachine): more
-# sets of control planes on a 2-core machine only slow each other's
+# planes (cmd/standup's shards, internal/testenv, pkg/crds) take turns for
+# the three slots of the lock STANDUP_TESTENV_LOCK names
+# (testenv.LockMachine): the two shards and one other at a time; more sets
+# of control planes on a 2-core machine only slow each other's
 # timing-sensitive tests. -p 4: a package waiting for a slot uses no CPU,
 # and leaves its place to the rest.
 lock="${TMPDIR:-/tmp}/standup-testenv-$$.lock"
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$lock".*' EXIT
 export STANDUP_TESTENV_LOCK="$lock"
-export STANDUP_TESTENV_SLOTS="${STANDUP_TESTENV_SLOTS:-2}"
+export STANDUP_TESTENV_SLOTS="${STANDUP_TESTENV_SLOTS:-3}"
 shards="${STANDUP_TEST_SHARDS:-2}"
 if [ "$#" -gt 0 ] || [ "$shards" -le 1 ]; then
   go test -race -p 4 -timeout 80m "$@" ./...
@@ -32,14 +33,20 @@ fi
 
 # cmd/standup is most of the suite's time, most of it spent waiting on
 # controllers, and its tests run one after another (Run is a process entry
-# point). So its top-level tests are dealt into $shards test processes run
-# side by side, balanced by scripts/test-weights.txt (longest first, each to
-# the lightest shard); every test runs in exactly one of them.
+# point). So its race-detecting test binary is built once, first (it is the
+# critical path, and `go test` would link it again for every process), and
+# its top-level tests are dealt into $shards runs of that binary side by side,
+# balanced by scripts/test-weights.txt (longest first, each to the lightest
+# shard). The last shard runs every test the others do not (-test.skip), so
+# each test runs exactly once, listed or not. The other packages run
+# meanwhile.
 sharded=./cmd/standup
 module=$(go list -m)
+go vet "$sharded"
+go test -race -c -o "$work/standup.test" "$sharded"
+env -u STANDUP_TESTENV_LOCK "$work/standup.test" -test.short -test.list '.*' > "$work/list"
 go test -race -p 4 -timeout 80m $(go list ./... | grep -vx "$module/cmd/standup") &
 rest=$!
-go test -race -list '.*' "$sharded" > "$work/list"
 grep -E '^(Test|Fuzz|Example)' "$work/list" \
   | awk -v weights=scripts/test-weights.txt 'BEGIN { while ((getline l < weights) > 0) if (l !~ /^#/) { split(l, f, " "); w[f[1]] = f[2] } }
       { print $1, ($1 in w ? w[$1] : 3) }' \
@@ -47,9 +54,16 @@ grep -E '^(Test|Fuzz|Example)' "$work/list" \
   | awk -v n="$shards" -v dir="$work" '{ best = 0; for (i = 1; i < n; i++) if (load[i] < load[best]) best = i
       load[best] += $2; names[best] = names[best] (names[best] == "" ? "" : "|") $1 }
       END { for (i = 0; i < n; i++) print names[i] > (dir "/shard." i) }'
+others=""
+for ((i = 0; i < shards - 1; i++)); do
+  others="$others${others:+|}$(cat "$work/shard.$i")"
+done
 pids=()
 for ((i = 0; i < shards; i++)); do
-  ( go test -race -timeout 80m -run "^($(cat "$work/shard.$i"))\$" "$sharded" > "$work/out.$i" 2>&1 ) &
+  if ((i < shards - 1)); then select=(-test.run "^($(cat "$work/shard.$i"))\$"); else select=(-test.skip "^($others)\$"); fi
+  ( cd "$sharded" && start=$SECONDS && if "$work/standup.test" -test.paniconexit0 -test.timeout 80m "${select[@]}" > "$work/out.$i" 2>&1
+    then echo "ok  	$module/cmd/standup	$((SECONDS - start))s" >> "$work/out.$i"
+    else echo "FAIL	$module/cmd/standup	$((SECONDS - start))s" >> "$work/out.$i"; exit 1; fi ) &
   pids+=($!)
 done
 status=0

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 const deadlockRepo = "../examples/homelab-deadlock"
@@ -94,5 +96,56 @@ func TestGraphOfDeadlockRepo(t *testing.T) {
 	want := []string{"flux-system/flux-system", "flux-system/platform", "flux-system/platform-operators", "flux-system/platform-config", "flux-system/apps-vms"}
 	if cp != 5*time.Second || !slices.Equal(path, want) {
 		t.Fatalf("critical path %s %v, want 5s %v", cp, path, want)
+	}
+}
+
+// TestRuntimeOriginOnDeadlockRepo: in the seed, platform-config applies the
+// CDI CR (and the StorageProfile, the deadlock itself) and apps-vms a
+// DataVolume, whose CRD only the operator creates once the CDI CR exists:
+// the operator's latency lies between the two on the critical path.
+func TestRuntimeOriginOnDeadlockRepo(t *testing.T) {
+	res, err := render.Load(context.Background(), render.Options{Path: deadlockRepo + "/clusters/prod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := GraphOf(res.Objects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdi := func(kind string) schema.GroupKind { return schema.GroupKind{Group: "cdi.kubevirt.io", Kind: kind} }
+	o, err := RuntimeOriginOf(res, "cdi-operator", cdi("CDI"), []schema.GroupKind{cdi("StorageProfile"), cdi("DataVolume")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Trigger != "flux-system/platform-config" || !slices.Equal(o.Waiting, []string{"flux-system/apps-vms"}) {
+		t.Fatalf("origin %+v, want trigger flux-system/platform-config, waiting [flux-system/apps-vms]", o)
+	}
+	with, err := o.On(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := map[string]time.Duration{"cdi-operator": 2 * time.Second}
+	for _, n := range g.Nodes {
+		d[n.Name] = time.Second
+	}
+	cp, path := with.CriticalPath(d)
+	want := []string{"flux-system/flux-system", "flux-system/platform", "flux-system/platform-operators", "flux-system/platform-config", "cdi-operator", "flux-system/apps-vms"}
+	if cp != 7*time.Second || !slices.Equal(path, want) {
+		t.Fatalf("critical path %s %v, want 7s %v", cp, path, want)
+	}
+	if len(g.Nodes) != 7 {
+		t.Fatalf("On changed the graph it was given: %d nodes", len(g.Nodes))
+	}
+	if _, err := RuntimeOriginOf(res, "x", cdi("Nothing"), nil); err == nil || !strings.Contains(err.Error(), "no Kustomization applies") {
+		t.Fatalf("an absent trigger: err %v", err)
+	}
+	for _, bad := range []RuntimeOrigin{
+		{Name: "x", Trigger: "flux-system/gone"},
+		{Name: "x", Trigger: "flux-system/platform-config", Waiting: []string{"flux-system/platform"}},
+		{Name: "x", Trigger: "flux-system/platform-config", Waiting: []string{"flux-system/gone"}},
+	} {
+		if _, err := bad.On(g); err == nil {
+			t.Errorf("%+v.On: no error", bad)
+		}
 	}
 }

@@ -223,30 +223,31 @@ func seedGraph(ctx context.Context, w *testenv.World, g benchgraph.Graph, dir st
 // repository published as GitRepository flux-system/flux-system, the
 // simulated cdi-operator running, and the root Kustomization (the only one
 // that exists before it runs) created suspended.
-func seedDeadlock(ctx context.Context, w *testenv.World) error {
+func seedDeadlock(ctx context.Context, w *testenv.World) (*testenv.RuntimeCRDOperator, error) {
 	if err := w.CreateNamespace(ctx, "flux-system"); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := w.Artifacts.Publish(ctx, w.Client, "flux-system", "flux-system", deadlockRepo); err != nil {
-		return err
+		return nil, err
 	}
 	var runtimeCRDs []*apiextensionsv1.CustomResourceDefinition
 	for _, f := range []string{deadlockBundle + "/storageprofiles.cdi.kubevirt.io.yaml", "testdata/datavolumes.cdi.kubevirt.io.yaml"} {
 		crd, err := testenv.LoadCRD(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		runtimeCRDs = append(runtimeCRDs, crd)
 	}
-	w.StartOperator(&testenv.RuntimeCRDOperator{
+	op := &testenv.RuntimeCRDOperator{
 		Trigger: schema.GroupVersionResource{Group: "cdi.kubevirt.io", Version: "v1beta1", Resource: "cdis"},
 		CRDs:    runtimeCRDs, Delay: 2 * time.Second,
-	})
+	}
+	w.StartOperator(op)
 	root := testenv.KS{Namespace: "flux-system", Name: "flux-system", Path: "./clusters/prod", Source: "flux-system", Prune: true, Suspend: true}
 	if err := w.Client.Create(ctx, root.Kustomization()); err != nil {
-		return fmt.Errorf("Kustomization/flux-system/flux-system create failed: %w", err)
+		return nil, fmt.Errorf("Kustomization/flux-system/flux-system create failed: %w", err)
 	}
-	return waitTakenIn(ctx, w, "flux-system", 1)
+	return op, waitTakenIn(ctx, w, "flux-system", 1)
 }
 
 // waitTakenIn waits until the namespace holds want Kustomizations and the

@@ -49,6 +49,9 @@ type builder struct {
 	// kustomizeAlways turns listedBuild off, so that tests can hold it
 	// to kustomize's own build.
 	kustomizeAlways bool
+	// substituteAlways runs postBuild substitution on every object, even
+	// one it would give back unchanged (unchangedBySubstitution).
+	substituteAlways bool
 	// lines indexes, by checkout file, where its documents start
 	// (lines.go), once per render.
 	linesMu sync.Mutex

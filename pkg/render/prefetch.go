@@ -78,7 +78,7 @@ func (l *loader) plan(id tiers.ID) (view, string, bool) {
 	if err != nil || ks.Spec.SourceRef.Kind == "" || ks.Spec.SourceRef.Name == "" {
 		return nil, "", false
 	}
-	src := flux.FromKustomization(ks).SourceRef
+	src := flux.KustomizationSource(ks)
 	if src.Kind == kindExternalArtifact {
 		a, resolved := l.artifacts[src]
 		if !resolved || a.view == nil {

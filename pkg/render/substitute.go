@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -217,7 +218,7 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 	shown := map[string][]string{}
 	for i := range out {
 		m := &out[i]
-		if substitutionDisabled(m.Object) {
+		if substitutionDisabled(m.Object) || (!l.b.substituteAlways && unchangedBySubstitution(m)) {
 			continue
 		}
 		data, err := m.toYAML()
@@ -255,4 +256,36 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		l.warn(fmt.Sprintf("%s: variable ${%s} is not defined: Flux would substitute an empty string; shown as %s here", id, name, strings.Join(forms, ", ")))
 	}
 	return nil
+}
+
+// unchangedBySubstitution reports whether substitution would give m back as
+// it is: its text holds no "$" (so envsubst has nothing to do and its bounds
+// nothing to count) and no number that the trip through YAML and back would
+// turn from a float into an integer (1.0 comes back as 1). Most objects of a
+// repository hold no variable, and that trip was a tenth of a render.
+// TestShortcutsMatchExactRender holds it to substitute's own output.
+func unchangedBySubstitution(m *built) bool {
+	return m.json != nil && !bytes.ContainsRune(m.json, '$') && !holdsFloat(m.Object.Object)
+}
+
+// holdsFloat reports whether a decoded JSON value holds a float64
+// anywhere (decodeJSON decodes whole numbers as int64).
+func holdsFloat(v any) bool {
+	switch v := v.(type) {
+	case float64:
+		return true
+	case map[string]any:
+		for _, e := range v {
+			if holdsFloat(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if holdsFloat(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

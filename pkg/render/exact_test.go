@@ -73,9 +73,9 @@ spec:
   sourceRef: {kind: GitRepository, name: flux-system}
   postBuild: {substitute: {DOMAIN: example.org}}
 `,
-		// Objects without a variable: one whose numbers change on the trip
-		// through YAML (1.0, 1e3, a number over int64), strings that look
-		// like other types, and one with a variable.
+		// Objects without a variable, whose substitution is skipped: numbers
+		// of every form (1.0, 1e3, a number over int64), strings that look
+		// like other types; and one with a variable.
 		"app/objects.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata: {name: plain, namespace: app, labels: {on: "yes", "null": "~"}}

@@ -25,6 +25,13 @@ func exactCases(t *testing.T) []exactCase {
 		{"lines", filepath.Join("testdata", "lines"), "clusters/prod"},
 		{"artifact-generator", filepath.Join("testdata", "artifact-generator"), "clusters/prod"},
 	}
+	failing, err := os.ReadDir(filepath.Join("testdata", "fails-alone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range failing {
+		cases = append(cases, exactCase{"fails-alone/" + f.Name(), filepath.Join("testdata", "fails-alone", f.Name()), "clusters/c"})
+	}
 	for _, ex := range []string{"helm", "homelab", "homelab-deadlock"} {
 		root := filepath.Join("..", "..", "examples", ex)
 		envs, err := os.ReadDir(filepath.Join(root, "clusters"))

@@ -123,11 +123,8 @@ func substitutionDisabled(u *unstructured.Unstructured) bool {
 // work as in Flux. It returns the substituted object, the variables so
 // referenced that are not defined, sorted, and how each is written.
 func substitute(data []byte, vars map[string]string) (map[string]any, []string, map[string][]string, error) {
-	nameRE := regexp.MustCompile(varNamePattern)
-	for k := range vars {
-		if !nameRE.MatchString(k) {
-			return nil, nil, nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
-		}
+	if err := validVarNames(vars); err != nil {
+		return nil, nil, nil, err
 	}
 	if err := checkSubstitution(string(data)); err != nil {
 		return nil, nil, nil, err
@@ -158,6 +155,18 @@ func substitute(data []byte, vars map[string]string) (map[string]any, []string, 
 		return nil, nil, nil, fmt.Errorf("post build: %w", err)
 	}
 	return obj, unresolved, written, nil
+}
+
+// validVarNames checks every variable name as kustomize-controller does
+// before it substitutes an object.
+func validVarNames(vars map[string]string) error {
+	nameRE := regexp.MustCompile(varNamePattern)
+	for k := range vars {
+		if !nameRE.MatchString(k) {
+			return fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
+		}
+	}
+	return nil
 }
 
 // collectRefs records every variable referenced under node; refs[name] is
@@ -214,11 +223,14 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 	if len(vars) == 0 && !always && len(unknownFrom) == 0 {
 		return nil
 	}
+	// An object without a variable is skipped (unchangedBySubstitution),
+	// unless substitution fails on any object for a bad variable name.
+	skip := !l.b.substituteAlways && validVarNames(vars) == nil
 	// How each unresolved variable is written, over all the objects.
 	shown := map[string][]string{}
 	for i := range out {
 		m := &out[i]
-		if substitutionDisabled(m.Object) || (!l.b.substituteAlways && unchangedBySubstitution(m)) {
+		if substitutionDisabled(m.Object) || (skip && unchangedBySubstitution(m)) {
 			continue
 		}
 		data, err := m.toYAML()

@@ -61,8 +61,11 @@ type loader struct {
 	artifacts  map[tiers.ID]artifactSource
 	remote     map[tiers.ID][]string
 	// futures holds the builds run ahead of the walk (prefetch.go); nil
-	// once used. builds counts the builds the walk made.
+	// once used. waiting counts those not yet used (counting them in the
+	// map was quadratic in a repository's Kustomizations). builds counts
+	// the builds the walk made.
 	futures map[tiers.ID]*future
+	waiting int
 	builds  int
 	// failed holds the Kustomizations whose build read a file over a limit.
 	failed []BuildFailure

@@ -59,21 +59,12 @@ func (b *builder) listedBuild(v view, dir string, kus *kustypes.Kustomization, p
 	}
 	// An object's ID asks kyaml's OpenAPI schema whether its kind is
 	// namespaced, which must not be parsed while another build reads it.
-	// A directory of many files is parsed on every core, the schema
-	// parsed first (a repository of that size needs it anyway).
-	workers := 1
-	if len(files) >= parallelFiles {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	if parallel {
 		lockShared()
 		defer buildLock.RUnlock()
 	} else {
 		buildLock.Lock()
 		defer buildLock.Unlock()
-		if workers > 1 && !schemaReady {
-			parseSchema()
-		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -81,15 +72,15 @@ func (b *builder) listedBuild(v view, dir string, kus *kustypes.Kustomization, p
 		}
 	}()
 	parsed := make([][]*resource.Resource, len(files))
-	if !inParallel(workers, len(files), func(i int) bool {
-		rs, err := b.resources.SliceFromBytes(files[i].data)
+	for i, f := range files {
+		rs, err := b.resources.SliceFromBytes(f.data)
+		if err != nil || len(rs) == 0 {
+			return nil, false
+		}
 		for _, r := range rs {
 			r.RemoveBuildAnnotations()
 		}
 		parsed[i] = rs
-		return err == nil && len(rs) > 0
-	}) {
-		return nil, false
 	}
 	seen := idSet{}
 	var rs []*resource.Resource
@@ -103,9 +94,14 @@ func (b *builder) listedBuild(v view, dir string, kus *kustypes.Kustomization, p
 			paths = append(paths, f.path)
 		}
 	}
-	// The objects are collected in as many runs as there are workers,
-	// each of a contiguous run of them, then joined in order: the first
-	// failure is the first of the earliest run that fails.
+	// A directory of many files is collected on every core (parsing them
+	// together too held a third more memory): in as many runs as there are
+	// workers, each of a contiguous run of objects, joined in order, so
+	// that the first failure is the first of the earliest run that fails.
+	workers := 1
+	if len(files) >= parallelFiles {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	runs := make([]*buildResult, workers)
 	per := (len(rs) + workers - 1) / workers
 	inParallel(workers, workers, func(w int) bool {
@@ -127,7 +123,7 @@ func (b *builder) listedBuild(v view, dir string, kus *kustypes.Kustomization, p
 	return res, true
 }
 
-// parallelFiles is the number of files from which listedBuild parses a
+// parallelFiles is the number of files from which listedBuild collects a
 // directory on every core: the cluster directory of a repository of
 // thousands of Kustomizations, which the walk waits for.
 const parallelFiles = 64

@@ -72,7 +72,7 @@ func newBuilder(root string) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repository root %s: %w", root, err)
 	}
-	b := &builder{root: root, disk: newBoundedFS(secure), domain: strings.Split(root, string(filepath.Separator)),
+	b := &builder{root: root, disk: newBoundedFS(secure, root), domain: strings.Split(root, string(filepath.Separator)),
 		resources: provider.NewDefaultDepProvider().GetResourceFactory(), lines: map[string]*lineIndex{}}
 	if lim := b.checkIgnoreFiles(); lim != nil {
 		return nil, lim

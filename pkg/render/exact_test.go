@@ -102,6 +102,20 @@ apiVersion: v1
 kind: ConfigMap
 metadata: {name: variable, namespace: app}
 data: {url: "https://${DOMAIN}", cost: "$$5"}
+---
+apiVersion: example.org/v1
+kind: Gauge
+metadata: {name: numbers-and-a-variable, namespace: app, annotations: {host: "${DOMAIN}"}}
+spec: {ratio: 1.0, big: 1e3, u64: 12345678901234567890, huge: 123456789012345678901234567890, half: 0.5, tiny: 1e-7,
+  neg: -7, max: 9223372036854775807, min: -9223372036854775808, n: null, t: true, s: "007", e: "", nul: "a\u0000b",
+  uni: "caf\u00e9 \u2028 <&>", list: [1, 2.5, "3", null, [], {}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: port, namespace: app}
+spec:
+  ports:
+    - port: ${PORT:=8080}
 `,
 	})
 	cases = append(cases, exactCase{"numbers", floats, "clusters/c"})
@@ -114,6 +128,12 @@ data: {url: "https://${DOMAIN}", cost: "$$5"}
 				t.Fatalf("error %v, exact render's %v", fastErr, exactErr)
 			}
 			compareResults(t, fast, exact)
+			if c.name == "numbers" {
+				// The case must render, and substitute: else it compares nothing.
+				if objs := fast.Rendered[ksID("flux-system", "app")]; len(fast.Failed) != 0 || len(objs) != 6 {
+					t.Fatalf("failed %v, %d objects rendered; want the 6 objects of app/objects.yaml", fast.Failed, len(objs))
+				}
+			}
 		})
 	}
 }

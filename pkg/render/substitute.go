@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	yamlv2 "go.yaml.in/yaml/v2"
+
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/envsubst"
 	"github.com/fluxcd/pkg/envsubst/parse"
@@ -233,7 +235,7 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		if substitutionDisabled(m.Object) || (skip && unchangedBySubstitution(m)) {
 			continue
 		}
-		data, err := m.toYAML()
+		data, err := m.substitutionText(l.b.substituteAlways)
 		if err != nil {
 			return fmt.Errorf("%s: %w", id, err) // as a failed build says it
 		}
@@ -279,4 +281,20 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 // output.
 func unchangedBySubstitution(m *built) bool {
 	return m.json != nil && !bytes.ContainsRune(m.json, '$')
+}
+
+// substitutionText returns the text postBuild substitutes in: toYAML's,
+// which is kustomize-controller's (sigs.k8s.io/yaml's JSONToYAML: the JSON
+// parsed by yaml.v2, and printed by it). The object decoded from that
+// JSON holds the same values (whole numbers as int64 rather than int or
+// uint64, which print alike, and numbers past uint64 as float64 in both),
+// so unless exact, it is printed directly, without parsing the JSON again
+// (half of the cost of an object with variables).
+func (m *built) substitutionText(exact bool) ([]byte, error) {
+	if !exact && m.Object != nil {
+		if data, err := yamlv2.Marshal(m.Object.Object); err == nil {
+			return data, nil
+		}
+	}
+	return m.toYAML()
 }

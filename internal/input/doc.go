@@ -21,5 +21,7 @@
 // time linear in the file: each anchored node is measured once. Input that
 // is not YAML at all (a generator's data file) is not its concern: a parse
 // error ends the check without a verdict, and the reader of the file reports
-// it as it always has.
+// it as it always has. A file whose bytes alone keep it within every limit
+// (no '*', so no alias; small enough to bound its nodes and key work; fewer
+// collection openers than MaxDepth) is not parsed at all (withinLimits).
 package input

@@ -107,7 +107,15 @@ func FuzzCheckYAML(f *testing.F) {
 	f.Add([]byte("a: &a [1, *a]\n"))
 	f.Add([]byte("a: &a {b: 1}\nc: {<<: [*a, *a]}\n---\nd: *a\n"))
 	f.Add([]byte(nested(40)))
+	for _, seed := range quickSeeds() {
+		f.Add([]byte(seed))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if withinLimits(data) {
+			if err := scanYAML("f.yaml", data); err != nil {
+				t.Fatalf("withinLimits vouched for a file the scan refuses: %v", err)
+			}
+		}
 		err := CheckYAML("f.yaml", data)
 		if err == nil {
 			return
@@ -116,4 +124,62 @@ func FuzzCheckYAML(f *testing.F) {
 			t.Fatalf("CheckYAML = %q, want a one-line *LimitError naming f.yaml", err)
 		}
 	})
+}
+
+// quickSeeds are files at the edges of what withinLimits vouches for:
+// the deepest nesting of each kind of collection, the most keys and nodes
+// per byte, near quickMaxBytes.
+func quickSeeds() []string {
+	pairs := func(unit string, bytes int) string { // a flow sequence of single-pair mappings
+		return "[" + strings.TrimSuffix(strings.Repeat(unit+",", bytes/(len(unit)+1)), ",") + "]\n"
+	}
+	return []string{
+		nested(MaxDepth/2 - 1),
+		strings.Repeat("{a: ", 495) + "b" + strings.Repeat("}", 495) + "\n",
+		strings.Repeat("- ", 997) + "x\n",
+		func() string {
+			var b strings.Builder
+			for i := range 170 {
+				fmt.Fprintf(&b, "%sk:\n", strings.Repeat(" ", i))
+			}
+			return b.String()
+		}(),
+		pairs("?", 2*(MaxDepth-3)),
+		pairs(":", 2*(MaxDepth-3)),
+		"{" + strings.TrimSuffix(strings.Repeat("a,", quickMaxBytes/2-1), ",") + "}\n",
+		"[" + strings.TrimSuffix(strings.Repeat("1,", quickMaxBytes/2-1), ",") + "]\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: b}\ndata: {k: v}\n",
+	}
+}
+
+// TestWithinLimits checks what withinLimits vouches for: ordinary
+// manifests, and files at its edges, which the scan must accept too; never
+// a file with an alias, or too large or too deep to be bounded by its
+// bytes.
+func TestWithinLimits(t *testing.T) {
+	for _, seed := range quickSeeds() {
+		if !withinLimits([]byte(seed)) {
+			t.Errorf("withinLimits does not vouch for a seed (%.40q...): it tests no edge", seed)
+		}
+		if err := scanYAML("x.yaml", []byte(seed)); err != nil {
+			t.Errorf("scan refuses a seed (%.40q...): %v", seed, err)
+		}
+	}
+	tests := []struct {
+		name string
+		data string
+		want bool
+	}{
+		{"manifest", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a-b-c\ndata:\n  k: v\n", true},
+		{"anchors", fixture(t, "anchors.yaml"), false},
+		{"alias bomb", fixture(t, "alias-bomb.yaml"), false},
+		{"a star in a value", "a: '*'\n", false},
+		{"too large", "a: " + strings.Repeat("x", quickMaxBytes) + "\n", false},
+		{"too many openers", strings.Repeat("- ", MaxDepth-1) + "x\n", false},
+	}
+	for _, tt := range tests {
+		if got := withinLimits([]byte(tt.data)); got != tt.want {
+			t.Errorf("%s: withinLimits = %v, want %v", tt.name, got, tt.want)
+		}
+	}
 }

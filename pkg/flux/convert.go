@@ -9,6 +9,19 @@ import (
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
+// KustomizationSource returns the source a Kustomization builds from, its
+// namespace defaulted to the Kustomization's own as Flux resolves it. It is
+// FromKustomization's SourceRef without the rest of the conversion, whose
+// Raw copy costs a render a tenth of its time.
+func KustomizationSource(ks *kustomizev1.Kustomization) tiers.ID {
+	src := ks.Spec.SourceRef
+	ns := src.Namespace
+	if ns == "" {
+		ns = ks.Namespace
+	}
+	return tiers.ID{Kind: src.Kind, Namespace: ns, Name: src.Name}
+}
+
 // FromKustomization converts a typed Kustomization into an Object. It resolves
 // dependsOn namespaces (defaulting to the dependent's own) and the sourceRef
 // namespace the same way kustomize-controller does.
@@ -39,12 +52,7 @@ func FromKustomization(ks *kustomizev1.Kustomization) Object {
 			ReadyExpr: dep.ReadyExpr,
 		})
 	}
-	src := ks.Spec.SourceRef
-	srcNS := src.Namespace
-	if srcNS == "" {
-		srcNS = ks.Namespace
-	}
-	obj.SourceRef = tiers.ID{Kind: src.Kind, Namespace: srcNS, Name: src.Name}
+	obj.SourceRef = KustomizationSource(ks)
 	if c := apimeta.FindStatusCondition(ks.Status.Conditions, meta.ReadyCondition); c != nil {
 		obj.Ready = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
 	}

@@ -49,10 +49,15 @@ type builder struct {
 	// kustomizeAlways turns listedBuild off, so that tests can hold it
 	// to kustomize's own build.
 	kustomizeAlways bool
+	// substituteAlways runs postBuild substitution on every object, even
+	// one it would give back unchanged (unchangedBySubstitution).
+	substituteAlways bool
 	// lines indexes, by checkout file, where its documents start
 	// (lines.go), once per render.
 	linesMu sync.Mutex
 	lines   map[string]*lineIndex
+	// kfiles is what builds made of each kustomization file read.
+	kfiles kfileMemo
 }
 
 // parallelAfter is the number of builds after which a render's builds run
@@ -67,7 +72,7 @@ func newBuilder(root string) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repository root %s: %w", root, err)
 	}
-	b := &builder{root: root, disk: newBoundedFS(secure), domain: strings.Split(root, string(filepath.Separator)),
+	b := &builder{root: root, disk: newBoundedFS(secure, root), domain: strings.Split(root, string(filepath.Separator)),
 		resources: provider.NewDefaultDepProvider().GetResourceFactory(), lines: map[string]*lineIndex{}}
 	if lim := b.checkIgnoreFiles(); lim != nil {
 		return nil, lim
@@ -306,6 +311,9 @@ type recordingFS struct {
 	warnings []string
 	// limit is the first file refused by boundedFS.
 	limit *input.LimitError
+	// kfiles remembers what is made of the kustomization files read;
+	// nil to remember nothing.
+	kfiles *kfileMemo
 	// shared is set while the build runs as a sharedBuild; exclusive, when
 	// a kustomization file it read needs an exclusiveBuild.
 	shared, exclusive bool
@@ -328,12 +336,54 @@ func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 		return nil, errExclusive
 	}
 	rel := fs.name(path)
-	fs.warnings = append(fs.warnings, deprecations(rel, data)...)
-	local, remote := withoutRemote(data)
-	for _, r := range remote {
+	k := fs.kfiles.read(rel, data)
+	fs.warnings = append(fs.warnings, k.warnings...)
+	for _, r := range k.remote {
 		fs.remote = append(fs.remote, rel+": "+r)
 	}
-	return local, nil
+	return slices.Clone(k.local), nil
+}
+
+// kfileMemo remembers, for a render, what recordingFS makes of each
+// kustomization file it reads (its deprecations, the file without what
+// would be fetched): the bases and components that many of a repository's
+// builds include were parsed twice more by each.
+type kfileMemo struct {
+	mu    sync.Mutex
+	files map[string]*kfile
+}
+
+// kfile is what recordingFS makes of one kustomization file.
+type kfile struct {
+	warnings, remote []string
+	local            []byte
+}
+
+// read returns what recordingFS makes of the kustomization file rel whose
+// content is data; m may be nil.
+func (m *kfileMemo) read(rel string, data []byte) *kfile {
+	compute := func() *kfile {
+		local, remote := withoutRemote(data)
+		return &kfile{warnings: deprecations(rel, data), remote: remote, local: local}
+	}
+	if m == nil {
+		return compute()
+	}
+	key := rel + "\x00" + string(data)
+	m.mu.Lock()
+	k, ok := m.files[key]
+	m.mu.Unlock()
+	if ok {
+		return k
+	}
+	k = compute()
+	m.mu.Lock()
+	if m.files == nil {
+		m.files = map[string]*kfile{}
+	}
+	m.files[key] = k
+	m.mu.Unlock()
+	return k
 }
 
 // needsExclusive reports whether a kustomization file uses what only an

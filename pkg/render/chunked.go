@@ -32,12 +32,12 @@ const chunkSize = 64
 // build, so results and errors are kustomize's own.
 func (b *builder) kustomize(v view, dir, kfile string, data []byte, kus *kustypes.Kustomization, mode buildMode) (*recordingFS, []*resource.Resource, []string, error) {
 	if mode == sharedBuild && chunkable(v.base(), dir, kus) {
-		if rs, printed, ok := buildChunks(v, dir, kfile, kus, b.parallel.Load()); ok {
+		if rs, printed, ok := buildChunks(v, dir, kfile, kus, b.parallel.Load(), &b.kfiles); ok {
 			return &recordingFS{name: v.name}, rs, printed, nil
 		}
 	}
 	for {
-		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: mode == sharedBuild}
+		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: mode == sharedBuild, kfiles: &b.kfiles}
 		if err := fs.WriteFile(kfile, data); err != nil {
 			return nil, nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
 		}
@@ -84,7 +84,7 @@ func chunkable(base filesys.FileSystem, dir string, kus *kustypes.Kustomization)
 // with kus's own settings, and returns the resources in order. It returns
 // false when a chunk fails, a file is refused or read from the network, or
 // two resources of different chunks share an ID.
-func buildChunks(v view, dir, kfile string, kus *kustypes.Kustomization, parallel bool) ([]*resource.Resource, []string, bool) {
+func buildChunks(v view, dir, kfile string, kus *kustypes.Kustomization, parallel bool, kfiles *kfileMemo) ([]*resource.Resource, []string, bool) {
 	var all []*resource.Resource
 	var printed []string
 	seen := idSet{}
@@ -95,7 +95,7 @@ func buildChunks(v view, dir, kfile string, kus *kustypes.Kustomization, paralle
 		if err != nil {
 			return nil, nil, false
 		}
-		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: true}
+		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: true, kfiles: kfiles}
 		if err := fs.WriteFile(kfile, data); err != nil {
 			return nil, nil, false
 		}

@@ -87,9 +87,11 @@
 // buildMetadata), is built without kustomize: its files are parsed by
 // kustomize's own resource factory (listed.go), which is what kustomize's
 // build of such a file amounts to, without its fixed per-build cost;
-// anything the bytes do not show to be plain builds the usual way. The
-// garbage collector runs less often while a render
-// runs (GOGC 400 unless GOGC is set). Rendering is linear
+// anything the bytes do not show to be plain builds the usual way. An
+// object without a "$" skips postBuild substitution, which would give it
+// back unchanged; TestShortcutsMatchExactRender holds these shortcuts to
+// the render without them. The garbage collector runs less often while a
+// render runs (GOGC 200 unless GOGC is set). Rendering is linear
 // in the size of the input where standup's own code is concerned; what
 // remains superlinear is kustomize's handling of a mapping, quadratic in its
 // keys, which the width limit bounds.

@@ -61,8 +61,11 @@ type loader struct {
 	artifacts  map[tiers.ID]artifactSource
 	remote     map[tiers.ID][]string
 	// futures holds the builds run ahead of the walk (prefetch.go); nil
-	// once used. builds counts the builds the walk made.
+	// once used. waiting counts those not yet used (counting them in the
+	// map was quadratic in a repository's Kustomizations). builds counts
+	// the builds the walk made.
 	futures map[tiers.ID]*future
+	waiting int
 	builds  int
 	// failed holds the Kustomizations whose build read a file over a limit.
 	failed []BuildFailure
@@ -241,7 +244,7 @@ func (l *loader) markLocal(seeds []tiers.ID, anchored bool) {
 		if err != nil {
 			continue // failed alone already, in seed
 		}
-		for _, src := range l.seedSources(flux.FromKustomization(ks).SourceRef) {
+		for _, src := range l.seedSources(flux.KustomizationSource(ks)) {
 			sources[src] = true
 			fromGit = fromGit || src.Kind == sourceGitRepository
 		}
@@ -348,20 +351,20 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 		return true, nil
 	}
 	var v view = checkoutView{l.b}
-	obj := flux.FromKustomization(ks)
-	if obj.SourceRef.Kind == kindExternalArtifact {
-		a, known := l.artifact(obj.SourceRef)
+	src := flux.KustomizationSource(ks)
+	if src.Kind == kindExternalArtifact {
+		a, known := l.artifact(src)
 		if !known && !force {
 			return false, nil // its generator may be in a build still to come
 		}
 		if a.view == nil {
-			l.foreign[id], l.foreignWhy[id] = obj, a.why
+			l.foreign[id], l.foreignWhy[id] = flux.FromKustomization(ks), a.why
 			e.done = true
 			return true, nil
 		}
 		v = a.view
-	} else if !l.local[obj.SourceRef] {
-		l.foreign[id] = obj
+	} else if !l.local[src] {
+		l.foreign[id] = flux.FromKustomization(ks)
 		e.done = true
 		return true, nil
 	}

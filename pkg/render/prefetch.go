@@ -39,12 +39,7 @@ func ahead() int {
 // prefetch starts the builds of the Kustomizations queued next, up to
 // ahead() running or waiting to be used.
 func (l *loader) prefetch() {
-	waiting := 0
-	for _, f := range l.futures {
-		if f != nil {
-			waiting++
-		}
-	}
+	waiting := l.waiting
 	for _, id := range l.queue {
 		if waiting >= ahead() {
 			return
@@ -58,6 +53,7 @@ func (l *loader) prefetch() {
 		}
 		f := &future{manifest: l.entries[id].manifest.Object, v: v, dir: dir, done: make(chan struct{})}
 		l.futures[id] = f
+		l.waiting++
 		waiting++
 		go func() {
 			defer close(f.done)
@@ -78,7 +74,7 @@ func (l *loader) plan(id tiers.ID) (view, string, bool) {
 	if err != nil || ks.Spec.SourceRef.Kind == "" || ks.Spec.SourceRef.Name == "" {
 		return nil, "", false
 	}
-	src := flux.FromKustomization(ks).SourceRef
+	src := flux.KustomizationSource(ks)
 	if src.Kind == kindExternalArtifact {
 		a, resolved := l.artifacts[src]
 		if !resolved || a.view == nil {
@@ -99,6 +95,7 @@ func (l *loader) plan(id tiers.ID) (view, string, bool) {
 func (l *loader) build(id tiers.ID, v view, manifest *unstructured.Unstructured, dir string) (*buildResult, error) {
 	if f := l.futures[id]; f != nil {
 		l.futures[id] = nil // used, or not to be used
+		l.waiting--
 		<-f.done
 		if f.manifest == manifest && f.v == v && f.dir == dir {
 			return f.res, f.err

@@ -145,6 +145,13 @@ func (f BuildFailure) Error() string {
 // fails (the file it names is a *MalformedError or an *input.LimitError),
 // a .sourceignore over a limit, a cancelled ctx.
 func Load(ctx context.Context, opts Options) (*Result, error) {
+	return load(ctx, opts, false)
+}
+
+// load is Load; exact turns off every shortcut the render takes around
+// kustomize and Flux's own code (builder.exact), so that tests can hold the
+// shortcuts to what they stand for.
+func load(ctx context.Context, opts Options, exact bool) (*Result, error) {
 	kinds, err := normalizeKinds(opts.Kinds)
 	if err != nil {
 		return nil, err
@@ -157,6 +164,7 @@ func Load(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.kustomizeAlways, b.substituteAlways = exact, exact
 	defer lessGC()()
 	capture.start()
 	res, err := newLoader(b, kinds).run(ctx, path)

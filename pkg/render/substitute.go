@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	yamlv2 "go.yaml.in/yaml/v2"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/envsubst"
@@ -122,11 +125,8 @@ func substitutionDisabled(u *unstructured.Unstructured) bool {
 // work as in Flux. It returns the substituted object, the variables so
 // referenced that are not defined, sorted, and how each is written.
 func substitute(data []byte, vars map[string]string) (map[string]any, []string, map[string][]string, error) {
-	nameRE := regexp.MustCompile(varNamePattern)
-	for k := range vars {
-		if !nameRE.MatchString(k) {
-			return nil, nil, nil, fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
-		}
+	if err := validVarNames(vars); err != nil {
+		return nil, nil, nil, err
 	}
 	if err := checkSubstitution(string(data)); err != nil {
 		return nil, nil, nil, err
@@ -157,6 +157,18 @@ func substitute(data []byte, vars map[string]string) (map[string]any, []string, 
 		return nil, nil, nil, fmt.Errorf("post build: %w", err)
 	}
 	return obj, unresolved, written, nil
+}
+
+// validVarNames checks every variable name as kustomize-controller does
+// before it substitutes an object.
+func validVarNames(vars map[string]string) error {
+	nameRE := regexp.MustCompile(varNamePattern)
+	for k := range vars {
+		if !nameRE.MatchString(k) {
+			return fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
+		}
+	}
+	return nil
 }
 
 // collectRefs records every variable referenced under node; refs[name] is
@@ -213,14 +225,17 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 	if len(vars) == 0 && !always && len(unknownFrom) == 0 {
 		return nil
 	}
+	// An object without a variable is skipped (unchangedBySubstitution),
+	// unless substitution fails on any object for a bad variable name.
+	skip := !l.b.substituteAlways && validVarNames(vars) == nil
 	// How each unresolved variable is written, over all the objects.
 	shown := map[string][]string{}
 	for i := range out {
 		m := &out[i]
-		if substitutionDisabled(m.Object) {
+		if substitutionDisabled(m.Object) || (skip && unchangedBySubstitution(m)) {
 			continue
 		}
-		data, err := m.toYAML()
+		data, err := m.substitutionText(l.b.substituteAlways)
 		if err != nil {
 			return fmt.Errorf("%s: %w", id, err) // as a failed build says it
 		}
@@ -255,4 +270,31 @@ func (l *loader) postBuild(id tiers.ID, ks *kustomizev1.Kustomization, out []bui
 		l.warn(fmt.Sprintf("%s: variable ${%s} is not defined: Flux would substitute an empty string; shown as %s here", id, name, strings.Join(forms, ", ")))
 	}
 	return nil
+}
+
+// unchangedBySubstitution reports whether substitution would give m back as
+// it is: its text holds no "$", so envsubst has nothing to do and its bounds
+// nothing to count, and the trip through YAML and back is the identity on
+// kustomize's JSON (numbers included: kustomize prints 1.0 as 1 already).
+// Most objects of a repository hold no variable, and that trip was a tenth
+// of a render. TestShortcutsMatchExactRender holds it to substitute's own
+// output.
+func unchangedBySubstitution(m *built) bool {
+	return m.json != nil && !bytes.ContainsRune(m.json, '$')
+}
+
+// substitutionText returns the text postBuild substitutes in: toYAML's,
+// which is kustomize-controller's (sigs.k8s.io/yaml's JSONToYAML: the JSON
+// parsed by yaml.v2, and printed by it). The object decoded from that
+// JSON holds the same values (whole numbers as int64 rather than int or
+// uint64, which print alike, and numbers past uint64 as float64 in both),
+// so unless exact, it is printed directly, without parsing the JSON again
+// (half of the cost of an object with variables).
+func (m *built) substitutionText(exact bool) ([]byte, error) {
+	if !exact && m.Object != nil {
+		if data, err := yamlv2.Marshal(m.Object.Object); err == nil {
+			return data, nil
+		}
+	}
+	return m.toYAML()
 }

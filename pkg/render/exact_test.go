@@ -13,8 +13,8 @@ import (
 // without them (load's exact).
 type exactCase struct{ name, root, path string }
 
-// exactCases are the fixtures, the examples and, unless -short, every
-// corpus repository.
+// exactCases are the fixtures and the examples; the corpus repositories
+// are TestShortcutsMatchExactRenderOnTheCorpus's.
 func exactCases(t *testing.T) []exactCase {
 	t.Helper()
 	cases := []exactCase{
@@ -41,20 +41,6 @@ func exactCases(t *testing.T) []exactCase {
 		for _, env := range envs {
 			cases = append(cases, exactCase{"examples/" + ex + "/" + env.Name(), root, "clusters/" + env.Name()})
 		}
-	}
-	if testing.Short() {
-		return cases
-	}
-	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(corpus, "MANIFEST.md")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("corpus missing at %s (CI is set): %v", corpus, err)
-		}
-		t.Logf("corpus missing at %s: only the fixtures are compared", corpus)
-		return cases
-	}
-	for _, c := range corpusCases {
-		cases = append(cases, exactCase{"corpus/" + c.name, filepath.Join(corpus, c.root), c.path})
 	}
 	return cases
 }
@@ -121,13 +107,7 @@ spec:
 	cases = append(cases, exactCase{"numbers", floats, "clusters/c"})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			opts := Options{Path: filepath.Join(c.root, c.path), RepoRoot: c.root, Kinds: []string{KindKustomization, KindHelmRelease}}
-			fast, fastErr := load(context.Background(), opts, false)
-			exact, exactErr := load(context.Background(), opts, true)
-			if fastErr != nil || exactErr != nil {
-				t.Fatalf("error %v, exact render's %v", fastErr, exactErr)
-			}
-			compareResults(t, fast, exact)
+			fast := compareShortcuts(t, c)
 			if c.name == "numbers" {
 				// The case must render, and substitute: else it compares nothing.
 				if objs := fast.Rendered[ksID("flux-system", "app")]; len(fast.Failed) != 0 || len(objs) != 6 {
@@ -136,6 +116,20 @@ spec:
 			}
 		})
 	}
+}
+
+// compareShortcuts renders c with the shortcuts and without them, reports
+// every difference, and returns the render with the shortcuts.
+func compareShortcuts(t *testing.T, c exactCase) *Result {
+	t.Helper()
+	opts := Options{Path: filepath.Join(c.root, c.path), RepoRoot: c.root, Kinds: []string{KindKustomization, KindHelmRelease}}
+	fast, fastErr := load(context.Background(), opts, false)
+	exact, exactErr := load(context.Background(), opts, true)
+	if fastErr != nil || exactErr != nil {
+		t.Fatalf("error %v, exact render's %v", fastErr, exactErr)
+	}
+	compareResults(t, fast, exact)
+	return fast
 }
 
 // compareResults reports every difference between two renders of one

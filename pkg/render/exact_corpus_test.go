@@ -1,0 +1,34 @@
+//go:build !race
+
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestShortcutsMatchExactRenderOnTheCorpus is TestShortcutsMatchExactRender
+// on every corpus repository. It is built without the race detector only:
+// eleven real repositories rendered twice under it cost the suite about
+// four minutes of CPU on two cores, and the render's concurrency is raced
+// by the fixture cases of TestShortcutsMatchExactRender and the rest of the
+// package. make test (scripts/test.sh) runs it in a pass of its own without
+// -race, beside the race-detected suite.
+func TestShortcutsMatchExactRenderOnTheCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the corpus renders a dozen real repositories twice: not a -short test")
+	}
+	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
+	if _, err := os.Stat(filepath.Join(corpus, "MANIFEST.md")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("corpus missing at %s (CI is set): %v", corpus, err)
+		}
+		t.Skipf("corpus missing at %s: %v", corpus, err)
+	}
+	for _, c := range corpusCases {
+		t.Run(c.name, func(t *testing.T) {
+			compareShortcuts(t, exactCase{"corpus/" + c.name, filepath.Join(corpus, c.root), c.path})
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubestandup/standup/internal/benchgraph"
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
@@ -73,10 +74,9 @@ func TestGraphOf(t *testing.T) {
 	}
 }
 
-// TestGraphOfDeadlockRepo pins the deadlock scenario's graph: the seed's
-// seven Kustomizations under the root, with the CDI chain as critical path
-// when every node weighs the same.
-func TestGraphOfDeadlockRepo(t *testing.T) {
+// deadlockGraph renders the deadlock repository and returns its graph.
+func deadlockGraph(t *testing.T) (*render.Result, benchgraph.Graph) {
+	t.Helper()
 	res, err := render.Load(context.Background(), render.Options{Path: deadlockRepo + "/clusters/prod"})
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +85,14 @@ func TestGraphOfDeadlockRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res, g
+}
+
+// TestGraphOfDeadlockRepo pins the deadlock scenario's graph: the seed's
+// seven Kustomizations under the root, with the CDI chain as critical path
+// when every node weighs the same.
+func TestGraphOfDeadlockRepo(t *testing.T) {
+	_, g := deadlockGraph(t)
 	if len(g.Nodes) != 7 {
 		t.Fatalf("%d nodes, want 7: %s", len(g.Nodes), render1(g))
 	}
@@ -104,14 +112,7 @@ func TestGraphOfDeadlockRepo(t *testing.T) {
 // DataVolume, whose CRD only the operator creates once the CDI CR exists:
 // the operator's latency lies between the two on the critical path.
 func TestRuntimeOriginOnDeadlockRepo(t *testing.T) {
-	res, err := render.Load(context.Background(), render.Options{Path: deadlockRepo + "/clusters/prod"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := GraphOf(res.Objects)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, g := deadlockGraph(t)
 	cdi := func(kind string) schema.GroupKind { return schema.GroupKind{Group: "cdi.kubevirt.io", Kind: kind} }
 	o, err := RuntimeOriginOf(res, "cdi-operator", cdi("CDI"), []schema.GroupKind{cdi("StorageProfile"), cdi("DataVolume")})
 	if err != nil {

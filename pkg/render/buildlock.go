@@ -77,13 +77,7 @@ func runKustomize(fs filesys.FileSystem, dir string, mode buildMode, parallel bo
 			}
 		}()
 	default:
-		if parallel {
-			lockShared()
-			defer buildLock.RUnlock()
-		} else {
-			buildLock.Lock()
-			defer buildLock.Unlock()
-		}
+		defer lockSharedBuild(parallel)()
 	}
 	prints := capture.begin()
 	defer func() { printed = capture.end(prints) }()
@@ -98,6 +92,17 @@ func runKustomize(fs filesys.FileSystem, dir string, mode buildMode, parallel bo
 	})
 	m, err = k.Run(fs, dir)
 	return m, nil, err
+}
+
+// lockSharedBuild takes buildLock for a shared build, and returns its
+// unlock: shared when builds run side by side, else exclusive.
+func lockSharedBuild(parallel bool) (unlock func()) {
+	if !parallel {
+		buildLock.Lock()
+		return buildLock.Unlock
+	}
+	lockShared()
+	return buildLock.RUnlock
 }
 
 // lockShared takes buildLock shared, with the schema parsed.

@@ -59,13 +59,7 @@ func (b *builder) listedBuild(v view, dir string, kus *kustypes.Kustomization, p
 	}
 	// An object's ID asks kyaml's OpenAPI schema whether its kind is
 	// namespaced, which must not be parsed while another build reads it.
-	if parallel {
-		lockShared()
-		defer buildLock.RUnlock()
-	} else {
-		buildLock.Lock()
-		defer buildLock.Unlock()
-	}
+	defer lockSharedBuild(parallel)()
 	defer func() {
 		if r := recover(); r != nil {
 			res, ok = nil, false

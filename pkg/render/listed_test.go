@@ -13,8 +13,8 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// TestListedBuildMatchesKustomize builds every directory of the fixtures,
-// the examples and the corpus that has no kustomization file of its own
+// TestListedBuildMatchesKustomize builds every directory of the fixtures
+// and the examples that has no kustomization file of its own
 // (so that Flux generates one listing its manifests) both without
 // kustomize (listedBuild) and with it, and compares every object, its
 // file, and what each build set aside. Wherever kustomize fails, the
@@ -32,19 +32,7 @@ func TestListedBuildMatchesKustomize(t *testing.T) {
 			}
 		}
 	}
-	if !testing.Short() {
-		corpus := filepath.Join("..", "..", "..", "shared", "corpus")
-		if _, err := os.Stat(filepath.Join(corpus, "MANIFEST.md")); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("corpus missing at %s (CI is set): %v", corpus, err)
-			}
-			t.Logf("corpus missing at %s: only the fixtures are compared", corpus)
-		} else {
-			for _, c := range corpusCases {
-				roots["corpus/"+c.name] = filepath.Join(corpus, c.root)
-			}
-		}
-	}
+	// The corpus is TestListedBuildMatchesKustomizeOnTheCorpus's.
 	listed := 0
 	for name, dir := range roots {
 		t.Run(name, func(t *testing.T) {

@@ -54,6 +54,12 @@ for a in "$@"; do
   esac
 done
 
+# knobs: every variable the caller set that changes what runs, for the
+# command each table's stamp shows (before quick mode sets its own).
+knobs=""
+for v in BENCH_RUNS BENCH_DEADLOCK_RUNS BENCH_CAP BENCH_DEADLOCK_CAP BENCH_SCALE_CAP BENCH_CONTROLLER_TMPDIR; do
+  [ -n "${!v:-}" ] && knobs="$knobs $v=${!v}"
+done
 if [ "$mode" = quick ]; then
   export BENCH_RUNS=1 BENCH_DEADLOCK_RUNS=1
   export BENCH_DEADLOCK_CAP="${BENCH_DEADLOCK_CAP:-2m}"
@@ -101,8 +107,7 @@ stamp() {
   local what="$runs runs per scenario"
   [ "$mode" = quick ] && what="one run per scenario"
   [ "${1%-tmpfs}" = deadlock ] && what="${BENCH_DEADLOCK_RUNS:-$runs} run(s), the stuck contenders capped at ${BENCH_DEADLOCK_CAP:-5m}"
-  local env="BENCH_PATTERN='$pattern'"
-  [ -n "${BENCH_CONTROLLER_TMPDIR:-}" ] && env="$env BENCH_CONTROLLER_TMPDIR=$BENCH_CONTROLLER_TMPDIR"
+  local env="BENCH_PATTERN='$pattern'$knobs"
   printf 'Measured at `%s`%s on %s with `%s scripts/bench-coldstart.sh %s --write-doc` (%s mode: %s; load average %s before, %s after).' \
     "$commit" "$dirty" "$(date -u +%Y-%m-%d)" "$env" "$mode" "$mode" "$what" "$load_before" "$load_after"
 }

@@ -3,6 +3,8 @@
 # world with scripts/testenv.sh, including the kustomize-controller release
 # matrix, then runs every test with the race detector.
 # Extra arguments go to `go test` (e.g. -run TestResume).
+# STANDUP_TEST_VERBOSE=1 runs every test binary verbosely (-v), so that each
+# test's time is in the output: the figures scripts/test-weights.txt holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export STANDUP_CONTROLLER_RELEASES="${STANDUP_CONTROLLER_RELEASES:-v1.9.6,v1.7.3}"
@@ -26,6 +28,8 @@ trap 'rm -rf "$work" "$lock".*' EXIT
 export STANDUP_TESTENV_LOCK="$lock"
 export STANDUP_TESTENV_SLOTS="${STANDUP_TESTENV_SLOTS:-3}"
 shards="${STANDUP_TEST_SHARDS:-2}"
+verbose=()
+[ "${STANDUP_TEST_VERBOSE:-}" = 1 ] && verbose=(-v)
 if [ "$#" -gt 0 ]; then
   go test -race -p 4 -timeout 80m "$@" ./...
   exit
@@ -42,7 +46,7 @@ norace_pass() {
     names=$(grep -rlx --include='*_test.go' '//go:build !race' "$dir" | xargs sed -n 's/^func \(\(Test\|Fuzz\)[A-Za-z0-9_]*\)(.*/\1/p' | sort -u | paste -sd'|')
     [ -n "$names" ] || continue
     echo "# without the race detector: $dir: ${names//|/ }"
-    go test -timeout 30m -run "^($names)\$" "$dir" || st=1
+    go test -timeout 30m ${verbose[@]+"${verbose[@]}"} -run "^($names)\$" "$dir" || st=1
   done
   return "$st"
 }
@@ -75,7 +79,7 @@ module=$(go list -m)
 go vet "$sharded"
 go test -race -c -o "$work/standup.test" "$sharded"
 env -u STANDUP_TESTENV_LOCK "$work/standup.test" -test.short -test.list '.*' > "$work/list"
-go test -race -p 4 -timeout 80m $(go list ./... | grep -vx "$module/cmd/standup") &
+go test -race -p 4 -timeout 80m ${verbose[@]+"${verbose[@]}"} $(go list ./... | grep -vx "$module/cmd/standup") &
 rest=$!
 grep -E '^(Test|Fuzz|Example)' "$work/list" \
   | awk -v weights=scripts/test-weights.txt 'BEGIN { while ((getline l < weights) > 0) if (l !~ /^#/) { split(l, f, " "); w[f[1]] = f[2] } }
@@ -91,7 +95,7 @@ done
 pids=()
 for ((i = 0; i < shards; i++)); do
   if ((i < shards - 1)); then select=(-test.run "^($(cat "$work/shard.$i"))\$"); else select=(-test.skip "^($others)\$"); fi
-  ( cd "$sharded" && start=$SECONDS && if "$work/standup.test" -test.paniconexit0 -test.timeout 80m "${select[@]}" > "$work/out.$i" 2>&1
+  ( cd "$sharded" && start=$SECONDS && if "$work/standup.test" -test.paniconexit0 -test.timeout 80m ${verbose[@]+-test.v} "${select[@]}" > "$work/out.$i" 2>&1
     then echo "ok  	$module/cmd/standup	$((SECONDS - start))s" >> "$work/out.$i"
     else echo "FAIL	$module/cmd/standup	$((SECONDS - start))s" >> "$work/out.$i"; exit 1; fi ) &
   pids+=($!)

@@ -65,33 +65,38 @@ func TestFaultAPIServerRestartMidResume(t *testing.T) {
 			return w.StartAPIServer(context.Background())
 		}},
 	}
-	for _, o := range outages {
-		t.Run(o.name, func(t *testing.T) {
-			w, g := suspendedGraphAlone(t)
-			graph := g.kss
-			wit := witnessFrom(t, w)
-			tap, first := onFirst(isReadyEvent)
-			done := goRun(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig, onEvent: tap}, "resume", "-o", "json", "-v")
-			midWalk(t, first, done)
-			downAt := time.Now()
-			if err := o.outage(w); err != nil {
-				t.Fatal(err)
-			}
-			backAt := time.Now()
-			res := done.await(t, 4*time.Minute)
-			if res.Code != ExitOK {
-				t.Fatalf("resume across a kube-apiserver %s: exit %d: %v", o.name, res.Code, res.Err)
-			}
-			evs := events(t, res.Stdout)
-			assertConverged(t, w, graph, evs)
-			if last := lastReady(evs); !last.After(backAt) {
-				t.Fatalf("the walk was over at %s, before the API server came back at %s: the outage was not mid-walk", last.Format(time.StampMilli), backAt.Format(time.StampMilli))
-			}
-			t.Logf("kube-apiserver down %s -> back %s; walk finished %s", downAt.Format(time.StampMilli), backAt.Format(time.StampMilli), lastReady(evs).Format(time.StampMilli))
-			assertCounted(t, res, true)
-			wit.assertNothingLost(t)
-		})
+	names := make([]string, len(outages))
+	for i, o := range outages {
+		names[i] = o.name
 	}
+	// Each outage in a process of its own, with a world of its own, both at
+	// once: a restart mostly waits for kube-apiserver.
+	inChildren(t, names, func(t *testing.T, i int) {
+		o := outages[i]
+		w, g := suspendedGraphAlone(t)
+		graph := g.kss
+		wit := witnessFrom(t, w)
+		tap, first := onFirst(isReadyEvent)
+		done := goRun(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig, onEvent: tap}, "resume", "-o", "json", "-v")
+		midWalk(t, first, done)
+		downAt := time.Now()
+		if err := o.outage(w); err != nil {
+			t.Fatal(err)
+		}
+		backAt := time.Now()
+		res := done.await(t, 4*time.Minute)
+		if res.Code != ExitOK {
+			t.Fatalf("resume across a kube-apiserver %s: exit %d: %v", o.name, res.Code, res.Err)
+		}
+		evs := events(t, res.Stdout)
+		assertConverged(t, w, graph, evs)
+		if last := lastReady(evs); !last.After(backAt) {
+			t.Fatalf("the walk was over at %s, before the API server came back at %s: the outage was not mid-walk", last.Format(time.StampMilli), backAt.Format(time.StampMilli))
+		}
+		t.Logf("kube-apiserver down %s -> back %s; walk finished %s", downAt.Format(time.StampMilli), backAt.Format(time.StampMilli), lastReady(evs).Format(time.StampMilli))
+		assertCounted(t, res, true)
+		wit.assertNothingLost(t)
+	})
 }
 
 // TestFaultControllerKilledMidWalk kills the controller of a shared world:

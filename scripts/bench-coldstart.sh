@@ -107,6 +107,7 @@ stamp() {
   local what="$runs runs per scenario"
   [ "$mode" = quick ] && what="one run per scenario"
   [ "${1%-tmpfs}" = deadlock ] && what="${BENCH_DEADLOCK_RUNS:-$runs} run(s), the stuck contenders capped at ${BENCH_DEADLOCK_CAP:-5m}"
+  [ "$1" = chain5 ] && what="one run of each chain, whatever the mode"
   local env="BENCH_PATTERN='$pattern'$knobs"
   printf 'Measured at `%s`%s on %s with `%s scripts/bench-coldstart.sh %s --write-doc` (%s mode: %s; load average %s before, %s after).' \
     "$commit" "$dirty" "$(date -u +%Y-%m-%d)" "$env" "$mode" "$mode" "$what" "$load_before" "$load_after"

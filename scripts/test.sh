@@ -77,7 +77,13 @@ fi
 sharded=./cmd/standup
 module=$(go list -m)
 go vet "$sharded"
+# The real binary (the tests that signal a process, the corpus test) is
+# built once for every process that runs one, beside the test binary.
+go build -o "$work/standup" "$sharded" &
+build=$!
 go test -race -c -o "$work/standup.test" "$sharded"
+wait "$build"
+export STANDUP_TEST_BINARY="$work/standup"
 env -u STANDUP_TESTENV_LOCK "$work/standup.test" -test.short -test.list '.*' > "$work/list"
 go test -race -p 4 -timeout 80m ${verbose[@]+"${verbose[@]}"} $(go list ./... | grep -vx "$module/cmd/standup") &
 rest=$!

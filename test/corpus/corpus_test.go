@@ -178,6 +178,10 @@ func TestCorpus(t *testing.T) {
 // buildStandup builds the binary once for the test.
 func buildStandup(t *testing.T) string {
 	t.Helper()
+	// make test builds the binary once for every test that runs one.
+	if bin := os.Getenv("STANDUP_TEST_BINARY"); bin != "" {
+		return bin
+	}
 	bin := filepath.Join(t.TempDir(), "standup")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/kubestandup/standup/cmd/standup")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -30,20 +30,23 @@ func sameJSON(t *testing.T, doc []byte) {
 func TestResourceJSONMatchesMarshalJSON(t *testing.T) {
 	head := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
 	tests := map[string]string{
-		"strings":            head + "data:\n  a: b\n  quoted: \"1\"\n  single: 'true'\n  block: |\n    line\n    ${VAR}\n  folded: >\n    a\n    b\n",
-		"numbers":            head + "spec:\n  int: 1\n  neg: -12\n  hex: 0x1F\n  oct: 0o17\n  under: 1_000\n  float: 1.5\n  exp: 1e3\n  big: 123456789012345678901234567890\n",
-		"booleans and nulls": head + "spec:\n  t: true\n  f: False\n  yes: yes\n  n: null\n  tilde: ~\n  empty:\n",
-		"tags":               head + "spec:\n  s: !!str 12\n  i: !!int \"12\"\n  f: !!float 1\n  b: !!binary aGVsbG8=\n  ts: 2001-12-14\n  tts: !!timestamp 2001-12-14t21:59:43.10-05:00\n",
-		"nested":             head + "spec:\n  list: [1, a, {b: [c, {d: e}]}]\n  map: {x: {y: {z: 1}}}\n  emptyList: []\n  emptyMap: {}\n",
-		"html and unicode":   head + "data:\n  html: <a href=\"x&y\">\n  uni: \"\\u00e9\\U0001F600\"\n",
-		"anchors":            head + "data:\n  a: &a v\n  b: *a\nspec:\n  base: &m {x: 1}\n  over:\n    <<: *m\n    y: 2\n",
-		"non-string key":     head + "spec:\n  m:\n    1: a\n    true: b\n",
-		"top-level int key":  head + "1: a\n",
-		"duplicate key":      head + "data:\n  a: b\n  a: c\n",
-		"infinity":           head + "spec:\n  inf: .inf\n  nan: .nan\n",
-		"invalid int tag":    head + "spec:\n  i: !!int abc\n",
-		"custom tag":         head + "spec:\n  c: !custom x\n",
-		"long strings":       head + "data:\n  long: " + strings.Repeat("x", 5000) + "\n",
+		"strings":               head + "data:\n  a: b\n  quoted: \"1\"\n  single: 'true'\n  block: |\n    line\n    ${VAR}\n  folded: >\n    a\n    b\n",
+		"numbers":               head + "spec:\n  int: 1\n  neg: -12\n  hex: 0x1F\n  oct: 0o17\n  under: 1_000\n  float: 1.5\n  exp: 1e3\n  big: 123456789012345678901234567890\n",
+		"booleans and nulls":    head + "spec:\n  t: true\n  f: False\n  yes: yes\n  n: null\n  tilde: ~\n  empty:\n",
+		"tags":                  head + "spec:\n  s: !!str 12\n  i: !!int \"12\"\n  f: !!float 1\n  b: !!binary aGVsbG8=\n  ts: 2001-12-14\n  tts: !!timestamp 2001-12-14t21:59:43.10-05:00\n",
+		"nested":                head + "spec:\n  list: [1, a, {b: [c, {d: e}]}]\n  map: {x: {y: {z: 1}}}\n  emptyList: []\n  emptyMap: {}\n",
+		"html and unicode":      head + "data:\n  html: <a href=\"x&y\">\n  uni: \"\\u00e9\\U0001F600\"\n",
+		"anchors":               head + "data:\n  a: &a v\n  b: *a\nspec:\n  base: &m {x: 1}\n  over:\n    <<: *m\n    y: 2\n",
+		"non-string key":        head + "spec:\n  m:\n    1: a\n    true: b\n",
+		"top-level int key":     head + "1: a\n",
+		"duplicate key":         head + "data:\n  a: b\n  a: c\n",
+		"infinity":              head + "spec:\n  inf: .inf\n  nan: .nan\n",
+		"invalid int tag":       head + "spec:\n  i: !!int abc\n",
+		"custom tag":            head + "spec:\n  c: !custom x\n",
+		"long strings":          head + "data:\n  long: " + strings.Repeat("x", 5000) + "\n",
+		"folded, more indented": head + "spec:\n  expression: >-\n    object.spec.containers.exists(c,\n      c.image.startsWith(\"docker.io/\")\n    )\n  after: x\n",
+		"null in flow":          head + "spec:\n  m: {a: null, b: ~, c: }\n  s: [null, 1]\n",
+		"carriage return":       head + "data:\n  crlf: \"a\\r\\nb\"\n",
 	}
 	for name, doc := range tests {
 		t.Run(name, func(t *testing.T) { sameJSON(t, []byte(doc)) })

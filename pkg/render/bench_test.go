@@ -226,6 +226,24 @@ var corpusCases = []struct{ name, root, path string }{
 	{"hub-spoke", "fluxcd__flux2-hub-spoke-example", "hub"},
 }
 
+// corpusDir returns ../shared/corpus for a test over it. It skips the test
+// under -short (why says what makes it long), and where the corpus is
+// missing, unless CI is set: then the test fails.
+func corpusDir(t *testing.T, why string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why + ": not a -short test")
+	}
+	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
+	if _, err := os.Stat(filepath.Join(corpus, "MANIFEST.md")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("corpus missing at %s (CI is set): %v", corpus, err)
+		}
+		t.Skipf("corpus missing at %s: %v", corpus, err)
+	}
+	return corpus
+}
+
 // BenchmarkCorpus loads every repository of the shared corpus the way
 // audit does (Kustomizations and HelmReleases). It is skipped where the
 // corpus is absent; scripts/bench-render.sh times the binaries instead.

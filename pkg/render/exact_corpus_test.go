@@ -3,7 +3,6 @@
 package render
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -16,16 +15,7 @@ import (
 // package. make test (scripts/test.sh) runs it in a pass of its own without
 // -race, beside the race-detected suite.
 func TestShortcutsMatchExactRenderOnTheCorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the corpus renders a dozen real repositories twice: not a -short test")
-	}
-	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(corpus, "MANIFEST.md")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("corpus missing at %s (CI is set): %v", corpus, err)
-		}
-		t.Skipf("corpus missing at %s: %v", corpus, err)
-	}
+	corpus := corpusDir(t, "the corpus renders a dozen real repositories twice")
 	for _, c := range corpusCases {
 		t.Run(c.name, func(t *testing.T) {
 			compareShortcuts(t, exactCase{"corpus/" + c.name, filepath.Join(corpus, c.root), c.path})

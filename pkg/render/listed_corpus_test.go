@@ -3,7 +3,6 @@
 package render
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -15,16 +14,7 @@ import (
 // the fixtures race the same code); make test runs it in its pass without
 // -race.
 func TestListedBuildMatchesKustomizeOnTheCorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the corpus builds a dozen real repositories twice: not a -short test")
-	}
-	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(corpus, "MANIFEST.md")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("corpus missing at %s (CI is set): %v", corpus, err)
-		}
-		t.Skipf("corpus missing at %s: %v", corpus, err)
-	}
+	corpus := corpusDir(t, "the corpus builds a dozen real repositories twice")
 	listed := 0
 	for _, c := range corpusCases {
 		t.Run(c.name, func(t *testing.T) {

@@ -39,6 +39,18 @@ func onFirst(match func(wait.Event) bool) (func(wait.Event), <-chan struct{}) {
 
 func isReadyEvent(e wait.Event) bool { return e.Type == wait.EventNode && e.Phase == wait.PhaseReady }
 
+// resumeToMidWalk starts the witness of w and `resume -o json -v` against
+// kubeconfig, and returns once the walk is under way (its first Ready
+// event): the moment a fault test injects its fault.
+func resumeToMidWalk(t *testing.T, w *testenv.World, kubeconfig string) (*witness, *background) {
+	t.Helper()
+	wit := witnessFrom(t, w)
+	tap, first := onFirst(isReadyEvent)
+	done := goRun(context.Background(), t, runSpec{kubeconfig: kubeconfig, onEvent: tap}, "resume", "-o", "json", "-v")
+	midWalk(t, first, done)
+	return wit, done
+}
+
 // midWalk waits until the first Ready event, failing if standup ends first.
 func midWalk(t *testing.T, trigger <-chan struct{}, run *background) {
 	t.Helper()
@@ -75,10 +87,7 @@ func TestFaultAPIServerRestartMidResume(t *testing.T) {
 		o := outages[i]
 		w, g := suspendedGraphAlone(t)
 		graph := g.kss
-		wit := witnessFrom(t, w)
-		tap, first := onFirst(isReadyEvent)
-		done := goRun(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig, onEvent: tap}, "resume", "-o", "json", "-v")
-		midWalk(t, first, done)
+		wit, done := resumeToMidWalk(t, w, w.Kubeconfig)
 		downAt := time.Now()
 		if err := o.outage(w); err != nil {
 			t.Fatal(err)
@@ -104,10 +113,7 @@ func TestFaultAPIServerRestartMidResume(t *testing.T) {
 func TestFaultControllerKilledMidWalk(t *testing.T) {
 	w, g := suspendedGraph(t)
 	graph := g.kss
-	wit := witnessFrom(t, w)
-	tap, first := onFirst(isReadyEvent)
-	done := goRun(context.Background(), t, runSpec{kubeconfig: w.Kubeconfig, onEvent: tap}, "resume", "-o", "json", "-v")
-	midWalk(t, first, done)
+	wit, done := resumeToMidWalk(t, w, w.Kubeconfig)
 	killedAt := time.Now()
 	w.KillController()
 	select {
@@ -148,10 +154,7 @@ func TestFaultExpiredWatchRelists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wit := witnessFrom(t, w)
-	tap, first := onFirst(isReadyEvent)
-	done := goRun(context.Background(), t, runSpec{kubeconfig: proxy.Kubeconfig, onEvent: tap}, "resume", "-o", "json", "-v")
-	midWalk(t, first, done)
+	wit, done := resumeToMidWalk(t, w, proxy.Kubeconfig)
 	blockedAt := time.Now()
 	rev, err := w.ExpireWatches(context.Background(), proxy)
 	if err != nil {

@@ -39,11 +39,12 @@ fi
 # //go:build !race: the render's fidelity checks over the corpus, the input
 # limits at 16 MiB and a million nodes, whose sequential scans and renders
 # of eleven real repositories would cost minutes under it) run in a pass of
-# their own, package by package, found by that line.
+# their own, package by package, found by that line: each package's tests
+# are those of its own files that carry it.
 norace_pass() {
   local dir names st=0
   for dir in $(grep -rlx --include='*_test.go' '//go:build !race' . | xargs -n1 dirname | sort -u); do
-    names=$(grep -rlx --include='*_test.go' '//go:build !race' "$dir" | xargs sed -n 's/^func \(\(Test\|Fuzz\)[A-Za-z0-9_]*\)(.*/\1/p' | sort -u | paste -sd'|')
+    names=$(grep -lx '//go:build !race' "$dir"/*_test.go | xargs sed -n 's/^func \(\(Test\|Fuzz\)[A-Za-z0-9_]*\)(.*/\1/p' | sort -u | paste -sd'|')
     [ -n "$names" ] || continue
     echo "# without the race detector: $dir: ${names//|/ }"
     go test -timeout 30m ${verbose[@]+"${verbose[@]}"} -run "^($names)\$" "$dir" || st=1

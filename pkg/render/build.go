@@ -317,6 +317,9 @@ type recordingFS struct {
 	// shared is set while the build runs as a sharedBuild; exclusive, when
 	// a kustomization file it read needs an exclusiveBuild.
 	shared, exclusive bool
+	// global is set when a kustomization file it read adds transformer
+	// configurations or CRDs, which act on the whole build (splitBuild).
+	global bool
 }
 
 // ReadFile reads a file and records its path, and the first file refused.
@@ -337,6 +340,7 @@ func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 	}
 	rel := fs.name(path)
 	k := fs.kfiles.read(rel, data)
+	fs.global = fs.global || k.global
 	fs.warnings = append(fs.warnings, k.warnings...)
 	for _, r := range k.remote {
 		fs.remote = append(fs.remote, rel+": "+r)
@@ -357,6 +361,8 @@ type kfileMemo struct {
 type kfile struct {
 	warnings, remote []string
 	local            []byte
+	// global: it adds transformer configurations or CRDs.
+	global bool
 }
 
 // read returns what recordingFS makes of the kustomization file rel whose
@@ -364,7 +370,7 @@ type kfile struct {
 func (m *kfileMemo) read(rel string, data []byte) *kfile {
 	compute := func() *kfile {
 		local, remote := withoutRemote(data)
-		return &kfile{warnings: deprecations(rel, data), remote: remote, local: local}
+		return &kfile{warnings: deprecations(rel, data), remote: remote, local: local, global: addsConfig(data)}
 	}
 	if m == nil {
 		return compute()
@@ -384,6 +390,23 @@ func (m *kfileMemo) read(rel string, data []byte) *kfile {
 	m.files[key] = k
 	m.mu.Unlock()
 	return k
+}
+
+// addsConfig reports whether a kustomization file adds transformer
+// configurations or CRDs (which kustomize merges into the whole build's),
+// or does not parse.
+func addsConfig(data []byte) bool {
+	if !bytes.Contains(data, []byte("configurations")) && !bytes.Contains(data, []byte("crds")) {
+		return false
+	}
+	var k struct {
+		Configurations []any `json:"configurations"`
+		Crds           []any `json:"crds"`
+	}
+	if err := sigsyaml.Unmarshal(data, &k); err != nil {
+		return true
+	}
+	return len(k.Configurations) > 0 || len(k.Crds) > 0
 }
 
 // needsExclusive reports whether a kustomization file uses what only an

@@ -36,6 +36,11 @@ func (b *builder) kustomize(v view, dir, kfile string, data []byte, kus *kustype
 			return &recordingFS{name: v.name}, rs, printed, nil
 		}
 	}
+	if mode == sharedBuild && !b.kustomizeAlways && splittable(v.base(), dir, v.name(kfile), data, kus) {
+		if fs, rs, printed, ok := b.splitBuild(v, dir, kfile, kus); ok {
+			return fs, rs, printed, nil
+		}
+	}
 	for {
 		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: mode == sharedBuild, kfiles: &b.kfiles}
 		if err := fs.WriteFile(kfile, data); err != nil {

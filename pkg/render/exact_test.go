@@ -24,6 +24,7 @@ func exactCases(t *testing.T) []exactCase {
 		{"cycle", filepath.Join("testdata", "cycle"), "clusters/c"},
 		{"lines", filepath.Join("testdata", "lines"), "clusters/prod"},
 		{"artifact-generator", filepath.Join("testdata", "artifact-generator"), "clusters/prod"},
+		{"split", filepath.Join("testdata", "split"), "clusters/s"},
 	}
 	failing, err := os.ReadDir(filepath.Join("testdata", "fails-alone"))
 	if err != nil {

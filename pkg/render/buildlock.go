@@ -120,6 +120,13 @@ func lockShared() {
 	buildLock.RLock()
 }
 
+// schemaParsed reports whether kustomize's schema is parsed already.
+func schemaParsed() bool {
+	buildLock.RLock()
+	defer buildLock.RUnlock()
+	return schemaReady
+}
+
 // parseSchema parses kustomize's built-in OpenAPI schema now, so that no
 // build parses it while another reads it. buildLock must be held exclusively.
 func parseSchema() {

@@ -14,12 +14,15 @@ for r in ${STANDUP_CONTROLLER_RELEASES//,/ }; do
 done
 assets=$(EXTRA_KUSTOMIZE_CONTROLLER_VERSIONS="${extra# }" bash scripts/testenv.sh)
 export KUBEBUILDER_ASSETS="$assets"
-# Go's internal linker: kustomize's api imports Go's plugin package, which
-# uses cgo, and that alone makes the go command hand every binary that
-# renders to the system's linker (gcc and ld): 10 s more for the cmd/standup
-# test binary that every shard waits for, and a fifth of the suite's build
-# CPU. Nothing of standup calls C, and the race detector links internally.
-export GOFLAGS="${GOFLAGS:+$GOFLAGS }-ldflags=-linkmode=internal"
+# Go's internal linker, without DWARF: kustomize's api imports Go's plugin
+# package, which uses cgo, and that alone makes the go command hand every
+# binary that renders to the system's linker (gcc and ld): 10 s more for the
+# cmd/standup test binary that every shard waits for, and a fifth of the
+# suite's build CPU. Nothing of standup calls C, and the race detector
+# links internally. Test binaries need no debugging information (stack
+# traces and race reports come from the Go symbol table): leaving it out
+# halves the rest of each link. To debug a test, run go test directly.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }\"-ldflags=-linkmode=internal -w\""
 echo "test: KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS releases=$STANDUP_CONTROLLER_RELEASES" >&2
 # Packages build and run side by side, but the processes that start control
 # planes (cmd/standup's shards, internal/testenv, pkg/crds) take turns for

@@ -1,3 +1,5 @@
+//go:build !race
+
 package render
 
 import (
@@ -11,7 +13,9 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// TestChunkedBuildMatchesKustomize checks that a plain kustomization of many
+// TestChunkedBuildMatchesKustomize (built without the race detector: its
+// chunks build one after another, and kustomize under it is several times
+// slower) checks that a plain kustomization of many
 // files builds in chunks to what one kustomize run gives, and that whatever
 // the chunks cannot reproduce (an ID in two chunks, a transformer, a
 // name-hash or local-config annotation) gives kustomize's own result or error.

@@ -325,11 +325,7 @@ func leanAPIServer() []string {
 		"apps/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1",
 		"coordination.k8s.io/v1", "events.k8s.io/v1", "discovery.k8s.io/v1", "networking.k8s.io/v1",
 		"node.k8s.io/v1", "scheduling.k8s.io/v1", "storage.k8s.io/v1"}
-	config := "api/all=false"
-	for _, g := range groups {
-		config += "," + g + "=true"
-	}
-	return []string{"--enable-priority-and-fairness=false", "--runtime-config=" + config}
+	return []string{"--enable-priority-and-fairness=false", "--runtime-config=api/all=false," + strings.Join(groups, "=true,") + "=true"}
 }
 
 func orDefault(s, def string) string {

@@ -90,32 +90,74 @@ func chunkable(base filesys.FileSystem, dir string, kus *kustypes.Kustomization)
 // false when a chunk fails, a file is refused or read from the network, or
 // two resources of different chunks share an ID.
 func buildChunks(v view, dir, kfile string, kus *kustypes.Kustomization, parallel bool, kfiles *kfileMemo) ([]*resource.Resource, []string, bool) {
-	var all []*resource.Resource
-	var printed []string
-	seen := idSet{}
+	var groups [][]string
 	for start := 0; start < len(kus.Resources); start += chunkSize {
-		chunk := *kus
-		chunk.Resources = kus.Resources[start:min(start+chunkSize, len(kus.Resources))]
-		data, err := sigsyaml.Marshal(chunk)
-		if err != nil {
+		groups = append(groups, kus.Resources[start:min(start+chunkSize, len(kus.Resources))])
+	}
+	parts, ok := buildEach(v, dir, kfile, kus, groups, 1, parallel, kfiles)
+	if !ok {
+		return nil, nil, false
+	}
+	for _, p := range parts {
+		if len(p.fs.remote) > 0 {
 			return nil, nil, false
+		}
+	}
+	all, printed, ok := joinParts(parts)
+	return all, printed, ok
+}
+
+// part is kustomize's build of some of a kustomization's resources under
+// its other settings.
+type part struct {
+	fs      *recordingFS
+	rs      []*resource.Resource
+	printed []string
+}
+
+// buildEach builds kus once for each group of resources (its own
+// resources replaced by the group), on workers goroutines, and returns the
+// builds in the order of groups. It returns false when a build fails,
+// refuses a file, or reads a kustomization file that needs an exclusive
+// build.
+func buildEach(v view, dir, kfile string, kus *kustypes.Kustomization, groups [][]string, workers int, parallel bool, kfiles *kfileMemo) ([]part, bool) {
+	parts := make([]part, len(groups))
+	ok := inParallel(workers, len(groups), func(i int) bool {
+		entry := *kus
+		entry.Resources = groups[i]
+		data, err := sigsyaml.Marshal(entry)
+		if err != nil {
+			return false
 		}
 		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: true, kfiles: kfiles}
 		if err := fs.WriteFile(kfile, data); err != nil {
-			return nil, nil, false
+			return false
 		}
-		m, lines, err := runKustomize(fs, dir, sharedBuild, parallel)
-		if err != nil || fs.limit != nil || len(fs.remote) > 0 || fs.exclusive {
-			return nil, nil, false
+		m, printed, err := runKustomize(fs, dir, sharedBuild, parallel)
+		if err != nil || fs.limit != nil || fs.exclusive {
+			return false
 		}
-		printed = append(printed, lines...)
-		rs := m.Resources()
-		for _, r := range rs {
+		parts[i] = part{fs: fs, rs: m.Resources(), printed: printed}
+		return true
+	})
+	return parts, ok
+}
+
+// joinParts returns the resources of parts in order and what their builds
+// printed, and false when two resources of different parts share an ID
+// (the one build's error).
+func joinParts(parts []part) ([]*resource.Resource, []string, bool) {
+	var all []*resource.Resource
+	var printed []string
+	seen := idSet{}
+	for _, p := range parts {
+		for _, r := range p.rs {
 			if !seen.add(r) {
 				return nil, nil, false
 			}
 		}
-		all = append(all, rs...)
+		all = append(all, p.rs...)
+		printed = append(printed, p.printed...)
 	}
 	return all, printed, true
 }

@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
-	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // A cluster directory often lists one subdirectory per namespace, each a
@@ -114,47 +113,25 @@ func strategicMerge(patches []kustypes.Patch) bool {
 // and warned. It returns false where the split could differ from the one
 // build (see above).
 func (b *builder) splitBuild(v view, dir, kfile string, kus *kustypes.Kustomization) (*recordingFS, []*resource.Resource, []string, bool) {
-	type part struct {
-		fs      *recordingFS
-		rs      []*resource.Resource
-		printed []string
+	groups := make([][]string, len(kus.Resources))
+	for i := range kus.Resources {
+		groups[i] = kus.Resources[i : i+1]
 	}
-	parts := make([]part, len(kus.Resources))
-	ok := inParallel(runtime.GOMAXPROCS(0), len(parts), func(i int) bool {
-		entry := *kus
-		entry.Resources = kus.Resources[i : i+1]
-		data, err := sigsyaml.Marshal(entry)
-		if err != nil {
-			return false
-		}
-		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: true, kfiles: &b.kfiles}
-		if err := fs.WriteFile(kfile, data); err != nil {
-			return false
-		}
-		m, printed, err := runKustomize(fs, dir, sharedBuild, true)
-		if err != nil || fs.limit != nil || fs.exclusive || fs.global {
-			return false
-		}
-		parts[i] = part{fs: fs, rs: m.Resources(), printed: printed}
-		return true
-	})
+	parts, ok := buildEach(v, dir, kfile, kus, groups, runtime.GOMAXPROCS(0), true, &b.kfiles)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	rs, printed, ok := joinParts(parts)
 	if !ok {
 		return nil, nil, nil, false
 	}
 	all := &recordingFS{name: v.name}
-	var rs []*resource.Resource
-	var printed []string
-	seen := idSet{}
 	entries := make([][]*resource.Resource, len(parts))
 	for i, p := range parts {
-		for _, r := range p.rs {
-			if !seen.add(r) {
-				return nil, nil, nil, false
-			}
+		if p.fs.global {
+			return nil, nil, nil, false
 		}
 		entries[i] = p.rs
-		rs = append(rs, p.rs...)
-		printed = append(printed, p.printed...)
 		all.reads = append(all.reads, p.fs.reads...)
 		all.remote = append(all.remote, p.fs.remote...)
 		all.warnings = append(all.warnings, p.fs.warnings...)

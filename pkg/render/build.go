@@ -56,6 +56,9 @@ type builder struct {
 	// (lines.go), once per render.
 	linesMu sync.Mutex
 	lines   map[string]*lineIndex
+	// renamers remembers which replacement files may rename objects
+	// (placeBuild), under linesMu.
+	renamers map[string]bool
 	// kfiles is what builds made of each kustomization file read.
 	kfiles kfileMemo
 }
@@ -73,7 +76,7 @@ func newBuilder(root string) (*builder, error) {
 		return nil, fmt.Errorf("repository root %s: %w", root, err)
 	}
 	b := &builder{root: root, disk: newBoundedFS(secure, root), domain: strings.Split(root, string(filepath.Separator)),
-		resources: provider.NewDefaultDepProvider().GetResourceFactory(), lines: map[string]*lineIndex{}}
+		resources: provider.NewDefaultDepProvider().GetResourceFactory(), lines: map[string]*lineIndex{}, renamers: map[string]bool{}}
 	if lim := b.checkIgnoreFiles(); lim != nil {
 		return nil, lim
 	}
@@ -126,7 +129,13 @@ func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, 
 			return res, nil
 		}
 	}
+	// plain is the file without the origin annotations the builder adds,
+	// for a build whose objects placeBuild can trace without them.
+	var plain []byte
 	if addedOrigin {
+		if !b.kustomizeAlways {
+			plain = data
+		}
 		if data, err = sigsyaml.Marshal(kus); err != nil {
 			return nil, fmt.Errorf("kustomization generation failed: %w", err)
 		}
@@ -138,7 +147,7 @@ func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, 
 	case len(kus.Vars) > 0:
 		mode = exclusiveBuild
 	}
-	fs, rs, printed, err := b.kustomize(v, dir, kfile, data, &kus, mode)
+	fs, rs, printed, err := b.kustomize(v, dir, kfile, plain, data, &kus, mode)
 	if err != nil && fs == nil {
 		return nil, err
 	}
@@ -163,7 +172,7 @@ func (b *builder) buildIn(v view, ks map[string]any, dir string) (*buildResult, 
 		}
 		return nil, b.diagnose(v, dir, reads, fmt.Errorf("kustomize build failed: %w", err))
 	}
-	res, err := b.collect(rs, v, dir, addedOrigin)
+	res, err := b.collect(rs, v, dir, addedOrigin, fs.placed)
 	if err != nil {
 		return nil, err
 	}
@@ -210,8 +219,11 @@ func (b built) toYAML() ([]byte, error) {
 
 // collect turns a build result into manifests, mirroring the checks that
 // kustomize-controller makes on every resource, and sets SOPS documents aside.
-func (b *builder) collect(rs []*resource.Resource, v view, dir string, stripOrigin bool) (*buildResult, error) {
+func (b *builder) collect(rs []*resource.Resource, v view, dir string, stripOrigin bool, placed placement) (*buildResult, error) {
 	return b.collectNamed(rs, func(_ int, r *resource.Resource) (string, int) {
+		if origin := placed[r]; origin != nil {
+			return b.placeOf(v, dir, origin, r)
+		}
 		if origin, err := r.GetOrigin(); err == nil && origin != nil {
 			return b.placeOf(v, dir, origin, r)
 		}
@@ -320,6 +332,11 @@ type recordingFS struct {
 	// global is set when a kustomization file it read adds transformer
 	// configurations or CRDs, which act on the whole build (splitBuild).
 	global bool
+	// kfilesRead are the kustomization files it read, in order.
+	kfilesRead []readKfile
+	// placed is where placeBuild traced the objects of a build made
+	// without origin annotations; nil when they carry kustomize's.
+	placed placement
 }
 
 // ReadFile reads a file and records its path, and the first file refused.
@@ -340,6 +357,7 @@ func (fs *recordingFS) ReadFile(path string) ([]byte, error) {
 	}
 	rel := fs.name(path)
 	k := fs.kfiles.read(rel, data)
+	fs.kfilesRead = append(fs.kfilesRead, readKfile{path: path, k: k})
 	fs.global = fs.global || k.global
 	fs.warnings = append(fs.warnings, k.warnings...)
 	for _, r := range k.remote {
@@ -363,6 +381,9 @@ type kfile struct {
 	local            []byte
 	// global: it adds transformer configurations or CRDs.
 	global bool
+	// parsed is its layout (placeBuild), parsed once when first asked.
+	layoutOnce sync.Once
+	parsed     *kfileLayout
 }
 
 // read returns what recordingFS makes of the kustomization file rel whose

@@ -2,9 +2,10 @@ package render
 
 import (
 	"bytes"
-	"fmt"
+	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 
 	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
@@ -30,23 +31,25 @@ const chunkSize = 64
 // chunks cannot reproduce exactly (a failure, a refused file, a duplicate
 // ID, a resource that kustomize would hash or drop) falls back to the one
 // build, so results and errors are kustomize's own.
-func (b *builder) kustomize(v view, dir, kfile string, data []byte, kus *kustypes.Kustomization, mode buildMode) (*recordingFS, []*resource.Resource, []string, error) {
+func (b *builder) kustomize(v view, dir, kfile string, plain, data []byte, kus *kustypes.Kustomization, mode buildMode) (*recordingFS, []*resource.Resource, []string, error) {
+	traced := plain != nil
 	if mode == sharedBuild && chunkable(v.base(), dir, kus) {
-		if rs, printed, ok := buildChunks(v, dir, kfile, kus, b.parallel.Load(), &b.kfiles); ok {
-			return &recordingFS{name: v.name}, rs, printed, nil
+		if rs, placed, printed, ok := b.buildChunks(v, dir, kfile, kus, traced); ok {
+			return &recordingFS{name: v.name, placed: placed}, rs, printed, nil
 		}
 	}
 	if mode == sharedBuild && !b.kustomizeAlways && splittable(v.base(), dir, v.name(kfile), data, kus) {
-		if fs, rs, printed, ok := b.splitBuild(v, dir, kfile, kus); ok {
+		if fs, rs, printed, ok := b.splitBuild(v, dir, kfile, kus, traced); ok {
 			return fs, rs, printed, nil
 		}
 	}
 	for {
-		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: mode == sharedBuild, kfiles: &b.kfiles}
-		if err := fs.WriteFile(kfile, data); err != nil {
-			return nil, nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
+		fs, m, printed, err := b.runPlaced(v, dir, kfile, plain, data, mode, b.parallel.Load(), func() *recordingFS {
+			return &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: mode == sharedBuild, kfiles: &b.kfiles}
+		})
+		if fs == nil {
+			return nil, nil, nil, err
 		}
-		m, printed, err := runKustomize(fs, dir, mode, b.parallel.Load())
 		if fs.exclusive {
 			mode = exclusiveBuild
 			continue
@@ -89,22 +92,22 @@ func chunkable(base filesys.FileSystem, dir string, kus *kustypes.Kustomization)
 // with kus's own settings, and returns the resources in order. It returns
 // false when a chunk fails, a file is refused or read from the network, or
 // two resources of different chunks share an ID.
-func buildChunks(v view, dir, kfile string, kus *kustypes.Kustomization, parallel bool, kfiles *kfileMemo) ([]*resource.Resource, []string, bool) {
+func (b *builder) buildChunks(v view, dir, kfile string, kus *kustypes.Kustomization, traced bool) ([]*resource.Resource, placement, []string, bool) {
 	var groups [][]string
 	for start := 0; start < len(kus.Resources); start += chunkSize {
 		groups = append(groups, kus.Resources[start:min(start+chunkSize, len(kus.Resources))])
 	}
-	parts, ok := buildEach(v, dir, kfile, kus, groups, 1, parallel, kfiles)
+	parts, ok := b.buildEach(v, dir, kfile, kus, groups, 1, b.parallel.Load(), traced)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	for _, p := range parts {
 		if len(p.fs.remote) > 0 {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 	}
 	all, printed, ok := joinParts(parts)
-	return all, printed, ok
+	return all, joinPlaced(parts), printed, ok
 }
 
 // part is kustomize's build of some of a kustomization's resources under
@@ -120,7 +123,7 @@ type part struct {
 // builds in the order of groups. It returns false when a build fails,
 // refuses a file, or reads a kustomization file that needs an exclusive
 // build.
-func buildEach(v view, dir, kfile string, kus *kustypes.Kustomization, groups [][]string, workers int, parallel bool, kfiles *kfileMemo) ([]part, bool) {
+func (b *builder) buildEach(v view, dir, kfile string, kus *kustypes.Kustomization, groups [][]string, workers int, parallel, traced bool) ([]part, bool) {
 	parts := make([]part, len(groups))
 	ok := inParallel(workers, len(groups), func(i int) bool {
 		entry := *kus
@@ -129,18 +132,33 @@ func buildEach(v view, dir, kfile string, kus *kustypes.Kustomization, groups []
 		if err != nil {
 			return false
 		}
-		fs := &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: true, kfiles: kfiles}
-		if err := fs.WriteFile(kfile, data); err != nil {
-			return false
+		var plain []byte
+		if traced {
+			entry.BuildMetadata = slices.DeleteFunc(slices.Clone(entry.BuildMetadata), func(s string) bool { return s == kustypes.OriginAnnotations })
+			if plain, err = sigsyaml.Marshal(entry); err != nil {
+				return false
+			}
 		}
-		m, printed, err := runKustomize(fs, dir, sharedBuild, parallel)
-		if err != nil || fs.limit != nil || fs.exclusive {
+		fs, m, printed, err := b.runPlaced(v, dir, kfile, plain, data, sharedBuild, parallel, func() *recordingFS {
+			return &recordingFS{FileSystem: newOverlayFS(v.base()), name: v.name, shared: true, kfiles: &b.kfiles}
+		})
+		if fs == nil || err != nil || fs.limit != nil || fs.exclusive {
 			return false
 		}
 		parts[i] = part{fs: fs, rs: m.Resources(), printed: printed}
 		return true
 	})
 	return parts, ok
+}
+
+// joinPlaced returns where placeBuild traced the objects of parts; the
+// objects of a part it did not trace carry kustomize's origin annotations.
+func joinPlaced(parts []part) placement {
+	all := placement{}
+	for _, p := range parts {
+		maps.Copy(all, p.fs.placed)
+	}
+	return all
 }
 
 // joinParts returns the resources of parts in order and what their builds

@@ -87,7 +87,7 @@ func TestChunkedBuildMatchesKustomize(t *testing.T) {
 				}
 				var docs []string
 				if chunk {
-					_, rs, _, err := b.kustomize(checkoutView{b}, root, kfile, data, &kus, sharedBuild)
+					_, rs, _, err := b.kustomize(checkoutView{b}, root, kfile, nil, data, &kus, sharedBuild)
 					if err != nil {
 						errs[i] = err.Error()
 					}

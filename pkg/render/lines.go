@@ -87,6 +87,8 @@ type docStart struct {
 	line                  int
 	from, to              int
 	kind, namespace, name string
+	// apiVersion is read with the rest, for placeBuild.
+	apiVersion string
 }
 
 // indexLines splits data into YAML documents as kustomize's reader does
@@ -145,6 +147,8 @@ func identify(d *docStart, lines []string) {
 			case !ok:
 			case key == "kind":
 				d.kind = scalar(value)
+			case key == "apiVersion":
+				d.apiVersion = scalar(value)
 			case key == "metadata" && scalar(value) == "":
 				inMeta, childIndent = true, -1
 			}
@@ -169,14 +173,15 @@ func identify(d *docStart, lines []string) {
 	}
 	if d.kind == "" || d.name == "" || strings.HasPrefix(d.name, "*") || strings.HasPrefix(d.kind, "*") {
 		var doc struct {
-			Kind     string `json:"kind"`
-			Metadata struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Metadata   struct {
 				Name      string `json:"name"`
 				Namespace string `json:"namespace"`
 			} `json:"metadata"`
 		}
 		if sigsyaml.Unmarshal([]byte(strings.Join(lines, "\n")), &doc) == nil {
-			d.kind, d.name, d.namespace = doc.Kind, doc.Metadata.Name, doc.Metadata.Namespace
+			d.apiVersion, d.kind, d.name, d.namespace = doc.APIVersion, doc.Kind, doc.Metadata.Name, doc.Metadata.Namespace
 		}
 	}
 }
@@ -201,6 +206,25 @@ func scalar(value string) string {
 	return v
 }
 
+// identify identifies every document of the file, once.
+func (ix *lineIndex) identify() {
+	ix.identified.Do(func() {
+		for i := range ix.docs {
+			identify(&ix.docs[i], ix.lines[ix.docs[i].from:ix.docs[i].to])
+		}
+	})
+}
+
+// identities returns the file's documents, identified.
+func (ix *lineIndex) identities() []*docStart {
+	ix.identify()
+	out := make([]*docStart, len(ix.docs))
+	for i := range ix.docs {
+		out[i] = &ix.docs[i]
+	}
+	return out
+}
+
 // objectLine returns the line where the document of an object starts: the
 // file's only document, else the only one of its kind, else the one of its
 // kind whose name the rendered name contains (namePrefix and nameSuffix
@@ -210,11 +234,7 @@ func (ix *lineIndex) objectLine(kind, namespace, name string) int {
 	if len(ix.docs) == 1 {
 		return ix.docs[0].line
 	}
-	ix.identified.Do(func() {
-		for i := range ix.docs {
-			identify(&ix.docs[i], ix.lines[ix.docs[i].from:ix.docs[i].to])
-		}
-	})
+	ix.identify()
 	var sameKind []docStart
 	for _, d := range ix.docs {
 		if d.kind == kind {

@@ -112,12 +112,12 @@ func strategicMerge(patches []kustypes.Patch) bool {
 // order, and a recordingFS holding what every entry's build read, skipped
 // and warned. It returns false where the split could differ from the one
 // build (see above).
-func (b *builder) splitBuild(v view, dir, kfile string, kus *kustypes.Kustomization) (*recordingFS, []*resource.Resource, []string, bool) {
+func (b *builder) splitBuild(v view, dir, kfile string, kus *kustypes.Kustomization, traced bool) (*recordingFS, []*resource.Resource, []string, bool) {
 	groups := make([][]string, len(kus.Resources))
 	for i := range kus.Resources {
 		groups[i] = kus.Resources[i : i+1]
 	}
-	parts, ok := buildEach(v, dir, kfile, kus, groups, runtime.GOMAXPROCS(0), true, &b.kfiles)
+	parts, ok := b.buildEach(v, dir, kfile, kus, groups, runtime.GOMAXPROCS(0), true, traced)
 	if !ok {
 		return nil, nil, nil, false
 	}
@@ -125,7 +125,7 @@ func (b *builder) splitBuild(v view, dir, kfile string, kus *kustypes.Kustomizat
 	if !ok {
 		return nil, nil, nil, false
 	}
-	all := &recordingFS{name: v.name}
+	all := &recordingFS{name: v.name, placed: joinPlaced(parts)}
 	entries := make([][]*resource.Resource, len(parts))
 	for i, p := range parts {
 		if p.fs.global {

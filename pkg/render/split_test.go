@@ -69,7 +69,7 @@ func TestSplitBuildMatchesKustomize(t *testing.T) {
 			if got := splittable(b.disk, dir, b.rel(kfile), data, &kus); got != tt.splittable {
 				t.Fatalf("splittable = %v, want %v", got, tt.splittable)
 			}
-			_, rs, _, ok := b.splitBuild(checkoutView{b}, dir, kfile, &kus)
+			_, rs, _, ok := b.splitBuild(checkoutView{b}, dir, kfile, &kus, false)
 			if !tt.splittable {
 				return
 			}

@@ -37,10 +37,10 @@ func TestPlacedMatchesOrigin(t *testing.T) {
 		// document is still traced, but not the renamed copy's.
 		{"replace-twice", false},
 		{"replace-twice-inline", false}, // the same, the replacement written in the kustomization file
-		{"deleted", false},      // a document a patch deletes is traced by no object
-		{"list", false},         // a List's items are no document of the file
-		{"json-rename", false},  // a JSON patch renames "old" to a name another document holds
-		{"symlink", false},      // kustomize reads a linked directory at its resolved path
+		{"deleted", false},              // a document a patch deletes is traced by no object
+		{"list", false},                 // a List's items are no document of the file
+		{"json-rename", false},          // a JSON patch renames "old" to a name another document holds
+		{"symlink", false},              // kustomize reads a linked directory at its resolved path
 	}
 	root, err := filepath.Abs(filepath.Join("testdata", "place"))
 	if err != nil {

@@ -52,9 +52,11 @@ type kfileLayout struct {
 	// them from elsewhere (namePrefix, nameSuffix), which leaves a written
 	// name inside the rendered one rather than equal to it.
 	renames bool
-	// namesNamespaces is set when it sets a namespace, which kustomize
-	// also writes as the name of every Namespace object.
-	namesNamespaces bool
+	// namespace is the namespace it sets, which kustomize also writes as
+	// the name of every Namespace object under it.
+	namespace string
+	// configurations are its transformer configuration files, as written.
+	configurations []string
 	// untraceable is set when it can give objects names or kinds no
 	// document or generator holds (replacements, patches that may rename
 	// or change kinds, plugins, Helm charts), or does not parse.
@@ -75,7 +77,8 @@ func (k *kfile) layout() *kfileLayout {
 			return
 		}
 		kus.FixKustomization()
-		l := &kfileLayout{resources: kus.Resources, components: kus.Components, namesNamespaces: kus.Namespace != "",
+		l := &kfileLayout{resources: kus.Resources, components: kus.Components, namespace: kus.Namespace,
+			configurations: kus.Configurations,
 			renames: kus.NamePrefix != "" || kus.NameSuffix != ""}
 		for _, r := range kus.Replacements {
 			if r.Path != "" {
@@ -86,7 +89,7 @@ func (k *kfile) layout() *kfileLayout {
 		}
 		l.untraceable = l.untraceable || len(kus.HelmCharts) > 0 || kus.HelmChartInflationGenerator != nil ||
 			len(kus.Generators) > 0 || len(kus.Transformers) > 0 || len(kus.Validators) > 0 ||
-			len(kus.PatchesJson6902) > 0 || len(kus.Crds) > 0 || kus.OpenAPI != nil || len(kus.Configurations) > 0
+			len(kus.PatchesJson6902) > 0 || len(kus.Crds) > 0 || kus.OpenAPI != nil
 		for _, p := range kus.Patches {
 			if p.Options != nil && (p.Options.AllowNameChange || p.Options.AllowKindChange) {
 				l.untraceable = true
@@ -130,7 +133,18 @@ func (b *builder) placeBuild(v view, fs *recordingFS, dir string, rs []*resource
 	var docs []*doc
 	var gens []gen
 	reached := map[string]bool{filepath.Clean(dir): true}
-	renames, namesNamespaces := false, false
+	renames := false
+	// outer is the namespace that the outermost kustomization file
+	// including a directory or a file sets (the last namespace kustomize
+	// writes as a Namespace's name), "" for none, conflictingNamespace
+	// when two of them include it under different ones.
+	outer := map[string]string{}
+	include := func(path, ns string) {
+		if prev, ok := outer[path]; ok && prev != ns {
+			ns = conflictingNamespace
+		}
+		outer[path] = ns
+	}
 	seenFile, seenGen := map[string]bool{}, map[gen]bool{}
 	for _, k := range fs.kfilesRead {
 		l := k.k.layout()
@@ -138,8 +152,16 @@ func (b *builder) placeBuild(v view, fs *recordingFS, dir string, rs []*resource
 			return nil, false
 		}
 		renames = renames || l.renames
-		namesNamespaces = namesNamespaces || l.namesNamespaces
 		kdir := filepath.Dir(k.path)
+		ns := outer[kdir]
+		if ns == "" {
+			ns = l.namespace
+		}
+		for _, c := range l.configurations {
+			if b.configurationRenames(v, filepath.Join(kdir, c)) {
+				return nil, false
+			}
+		}
 		for _, r := range l.replacementFiles {
 			if b.replacementRenames(v, filepath.Join(kdir, r)) {
 				return nil, false
@@ -147,9 +169,11 @@ func (b *builder) placeBuild(v view, fs *recordingFS, dir string, rs []*resource
 		}
 		for _, c := range l.components {
 			reached[filepath.Join(kdir, c)] = true
+			include(filepath.Join(kdir, c), ns)
 		}
 		for _, e := range l.resources {
 			path := filepath.Join(kdir, e)
+			include(path, ns)
 			if kdirs[path] {
 				reached[path] = true
 				continue
@@ -184,10 +208,12 @@ func (b *builder) placeBuild(v view, fs *recordingFS, dir string, rs []*resource
 			return nil, false
 		}
 	}
-	named := func(kind, rendered, written string) bool {
-		switch {
-		case kind == "Namespace" && namesNamespaces:
+	named := func(kind, rendered, written, file string) bool {
+		switch ns := outer[file]; {
+		case kind == "Namespace" && ns == conflictingNamespace:
 			return true
+		case kind == "Namespace" && ns != "":
+			return rendered == ns
 		case renames:
 			return written != "" && strings.Contains(rendered, written)
 		}
@@ -205,20 +231,23 @@ func (b *builder) placeBuild(v view, fs *recordingFS, dir string, rs []*resource
 	for _, r := range rs {
 		kind, name, group := r.GetKind(), r.GetName(), r.GetGvk().Group
 		candidates := byName[[3]string{group, kind, name}]
-		if renames || kind == "Namespace" && namesNamespaces {
+		if renames || kind == "Namespace" {
 			candidates = byKind[[2]string{group, kind}]
 		}
 		var from *resource.Origin
 		n := 0
 		for _, d := range candidates {
-			if named(kind, name, d.d.name) {
+			// Where no kustomization file sets a namespace, kustomize
+			// leaves the one written: two objects of one name in two
+			// namespaces are told apart by it.
+			if named(kind, name, d.d.name, d.file) && (outer[d.file] != "" || d.d.namespace == r.GetNamespace()) {
 				n++
 				d.matched = true
 				from = &resource.Origin{Path: d.file}
 			}
 		}
 		for _, g := range gens {
-			if g.g.kind == kind && group == "" && (named(kind, name, g.g.name) || hashed(name, g.g.name)) {
+			if g.g.kind == kind && group == "" && (named(kind, name, g.g.name, "") || hashed(name, g.g.name)) {
 				n++
 				from = &resource.Origin{ConfiguredIn: g.kfile, ConfiguredBy: kyaml.ResourceIdentifier{
 					TypeMeta: kyaml.TypeMeta{APIVersion: "builtin", Kind: g.g.generator}}}
@@ -273,6 +302,34 @@ func (b *builder) runPlaced(v view, dir, kfile string, plain, data []byte, mode 
 	}
 	m, printed, err := runKustomize(fs, dir, mode, parallel)
 	return fs, m, printed, err
+}
+
+// conflictingNamespace marks a file two kustomization files include under
+// different namespaces.
+const conflictingNamespace = "\x00"
+
+// configurationRenames reports whether a transformer configuration file
+// may rename an object: one that says where a name prefix, suffix or the
+// namespace is written (kustomize writes the namespace as the name of a
+// Namespace, and could be told to for any kind), or cannot be read. Most
+// such files add nameReference paths only. Once per file and render.
+func (b *builder) configurationRenames(v view, path string) bool {
+	return memo(&b.linesMu, b.renamers, "configuration\x00"+path, func() bool {
+		data, err := v.base().ReadFile(path)
+		if err != nil {
+			return true
+		}
+		var config map[string]any
+		if err := sigsyaml.Unmarshal(data, &config); err != nil {
+			return true
+		}
+		for _, key := range []string{"namePrefix", "nameSuffix", "namespace"} {
+			if _, ok := config[key]; ok {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // replacementRenames reports whether the replacements of a file (one or a

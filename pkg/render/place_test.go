@@ -22,13 +22,21 @@ func TestPlacedMatchesOrigin(t *testing.T) {
 		dir    string
 		traced bool
 	}{
-		{"plain", true},         // "app" and "app-config": without a prefix, names are compared whole
-		{"prefix", true},        // one base under two prefixes: both copies come from its file
-		{"generator", true},     // generated objects come from the kustomization file
-		{"namespace", true},     // kustomize names the Namespace "_" after the namespace it sets
+		{"plain", true},     // "app" and "app-config": without a prefix, names are compared whole
+		{"prefix", true},    // one base under two prefixes: both copies come from its file
+		{"generator", true}, // generated objects come from the kustomization file
+		{"namespace", true}, // kustomize names the Namespace "_" after the namespace it sets
+		// Only the Namespace under the namespace is named after it.
+		{"namespace-scoped", true},
+		{"configurations", true}, // a configuration that adds a name reference renames nothing
+		// A configuration that has kustomize write the namespace as a
+		// ConfigMap's name, on one copy of a base under two kustomization
+		// files: every document is still traced, but not that copy.
+		{"configuration-twice", false},
 		{"patchfile", true},     // a patch file holds the ID of the object it patches, and is no resource
 		{"components", true},    // a component's resources
 		{"groups", true},        // two kinds of one name, told apart by group
+		{"namespaces", true},    // one kind and name in two namespaces, and in none
 		{"ambiguous", false},    // under a prefix, "x-app-config" holds both "app" and "app-config"
 		{"replace-name", false}, // a replacement may write metadata.name
 		{"replace-field", true}, // a replacement that writes data only

@@ -59,7 +59,9 @@ type loader struct {
 	// artifacts, the ExternalArtifacts resolved so far.
 	generators map[tiers.ID]*artifactGenerator
 	artifacts  map[tiers.ID]artifactSource
-	remote     map[tiers.ID][]string
+	// ahead holds the ExternalArtifacts resolved for builds run ahead.
+	ahead  map[tiers.ID]aheadArtifact
+	remote map[tiers.ID][]string
 	// futures holds the builds run ahead of the walk (prefetch.go); nil
 	// once used. waiting counts those not yet used (counting them in the
 	// map was quadratic in a repository's Kustomizations). builds counts
@@ -91,6 +93,7 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 		foreignWhy: map[tiers.ID]string{},
 		generators: map[tiers.ID]*artifactGenerator{},
 		artifacts:  map[tiers.ID]artifactSource{},
+		ahead:      map[tiers.ID]aheadArtifact{},
 		futures:    map[tiers.ID]*future{},
 
 		sopsNamespaces: map[string]map[string]bool{},

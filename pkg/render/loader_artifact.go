@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -82,9 +83,41 @@ func (l *loader) artifact(src tiers.ID) (artifactSource, bool) {
 	if g == nil {
 		return artifactSource{}, false
 	}
-	a := l.resolveArtifact(src, g, out)
-	l.artifacts[src] = a
-	return a, true
+	a, ok := l.ahead[src]
+	if !ok || a.g != g || !reflect.DeepEqual(*a.out, *out) {
+		a = aheadArtifact{g: g, out: out, a: l.resolveArtifact(src, g, out)}
+	}
+	delete(l.ahead, src)
+	l.artifacts[src] = a.a
+	return a.a, true
+}
+
+// aheadArtifact is an ExternalArtifact resolved for a build run ahead of
+// the walk (plan): the walk takes it when it finds the same generator
+// producing the same output, else resolves the artifact again.
+type aheadArtifact struct {
+	g   *artifactGenerator
+	out *outputArtifact
+	a   artifactSource
+}
+
+// artifactAhead resolves the ExternalArtifact src for a build run ahead of
+// the walk, without deciding it for the walk: a generator found later may
+// still produce it instead (artifact).
+func (l *loader) artifactAhead(src tiers.ID) (artifactSource, bool) {
+	if a, ok := l.artifacts[src]; ok {
+		return a, true
+	}
+	g, out := l.generatorOf(src, l.localDir)
+	if g == nil {
+		return artifactSource{}, false
+	}
+	a, ok := l.ahead[src]
+	if !ok || a.g != g || !reflect.DeepEqual(*a.out, *out) {
+		a = aheadArtifact{g: g, out: out, a: l.resolveArtifact(src, g, out)}
+		l.ahead[src] = a
+	}
+	return a.a, true
 }
 
 // resolveArtifact builds the tree of the artifact out of g, when every

@@ -79,7 +79,7 @@ func (k *kfile) layout() *kfileLayout {
 		kus.FixKustomization()
 		l := &kfileLayout{resources: kus.Resources, components: kus.Components, namespace: kus.Namespace,
 			configurations: kus.Configurations,
-			renames: kus.NamePrefix != "" || kus.NameSuffix != ""}
+			renames:        kus.NamePrefix != "" || kus.NameSuffix != ""}
 		for _, r := range kus.Replacements {
 			if r.Path != "" {
 				l.replacementFiles = append(l.replacementFiles, r.Path)

@@ -63,8 +63,8 @@ func (l *loader) prefetch() {
 }
 
 // plan returns what the walk will build for id, when it can tell without
-// changing anything: a Kustomization of the checkout, or of an artifact
-// already resolved, whose directory exists.
+// changing anything: a Kustomization of the checkout, or of an artifact a
+// generator already rendered produces, whose directory exists.
 func (l *loader) plan(id tiers.ID) (view, string, bool) {
 	e := l.entries[id]
 	if e.done {
@@ -76,7 +76,7 @@ func (l *loader) plan(id tiers.ID) (view, string, bool) {
 	}
 	src := flux.KustomizationSource(ks)
 	if src.Kind == kindExternalArtifact {
-		a, resolved := l.artifacts[src]
+		a, resolved := l.artifactAhead(src)
 		if !resolved || a.view == nil {
 			return nil, "", false
 		}

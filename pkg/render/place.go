@@ -48,18 +48,19 @@ type kfileLayout struct {
 	// replacementFiles are the files of its replacements (path:), as
 	// written; what they replace is read by placeBuild.
 	replacementFiles []string
-	// renames is set when something in it can rename objects or make
-	// them from elsewhere (namePrefix, nameSuffix), which leaves a written
-	// name inside the rendered one rather than equal to it.
+	// renames is set when it sets a namePrefix or a nameSuffix, which
+	// leaves a written name inside the rendered one rather than equal to
+	// it.
 	renames bool
 	// namespace is the namespace it sets, which kustomize also writes as
 	// the name of every Namespace object under it.
 	namespace string
 	// configurations are its transformer configuration files, as written.
 	configurations []string
-	// untraceable is set when it can give objects names or kinds no
-	// document or generator holds (replacements, patches that may rename
-	// or change kinds, plugins, Helm charts), or does not parse.
+	// untraceable is set when it can give objects names or kinds that no
+	// document or generator holds (a replacement written in it that
+	// writes a name or kind, a patch allowed to rename or change kinds,
+	// plugins, Helm charts, its own CRDs or schema), or does not parse.
 	untraceable bool
 }
 
@@ -107,12 +108,13 @@ func (k *kfile) layout() *kfileLayout {
 }
 
 // placeBuild traces every object of a build made without origin
-// annotations (rs, from fs, of dir) to
-// the document or generator it came from, and reports false when any
-// object cannot be traced to exactly one, when a document of a resource
-// file is traced by no object (kustomize dropped or renamed it), or when a
-// path the build read went through a symbolic link (kustomize's origin
-// names the path as written, the build reads it resolved).
+// annotations (rs, from fs, of dir) to the document or generator it came
+// from, and reports false when any object cannot be traced to exactly one,
+// when a document of a resource file is traced by no object (kustomize
+// dropped or renamed it), when a replacement or transformer configuration
+// read may write names, or when a path the build read went through a
+// symbolic link (kustomize's origin names the path as written, the build
+// reads it resolved).
 func (b *builder) placeBuild(v view, fs *recordingFS, dir string, rs []*resource.Resource) (placement, bool) {
 	kdirs := map[string]bool{}
 	for _, k := range fs.kfilesRead {

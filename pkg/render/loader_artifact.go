@@ -79,13 +79,9 @@ func (l *loader) artifact(src tiers.ID) (artifactSource, bool) {
 	if a, ok := l.artifacts[src]; ok {
 		return a, true
 	}
-	g, out := l.generatorOf(src, l.localDir)
-	if g == nil {
+	a, ok := l.generated(src)
+	if !ok {
 		return artifactSource{}, false
-	}
-	a, ok := l.ahead[src]
-	if !ok || a.g != g || !reflect.DeepEqual(*a.out, *out) {
-		a = aheadArtifact{g: g, out: out, a: l.resolveArtifact(src, g, out)}
 	}
 	delete(l.ahead, src)
 	l.artifacts[src] = a.a
@@ -108,16 +104,26 @@ func (l *loader) artifactAhead(src tiers.ID) (artifactSource, bool) {
 	if a, ok := l.artifacts[src]; ok {
 		return a, true
 	}
-	g, out := l.generatorOf(src, l.localDir)
-	if g == nil {
+	a, ok := l.generated(src)
+	if !ok {
 		return artifactSource{}, false
 	}
-	a, ok := l.ahead[src]
-	if !ok || a.g != g || !reflect.DeepEqual(*a.out, *out) {
-		a = aheadArtifact{g: g, out: out, a: l.resolveArtifact(src, g, out)}
-		l.ahead[src] = a
-	}
+	l.ahead[src] = a
 	return a.a, true
+}
+
+// generated resolves src from the generator rendered so far that produces
+// it, reusing the artifact resolved ahead from the same generator and
+// output; false while none produces it.
+func (l *loader) generated(src tiers.ID) (aheadArtifact, bool) {
+	g, out := l.generatorOf(src, l.localDir)
+	if g == nil {
+		return aheadArtifact{}, false
+	}
+	if a, ok := l.ahead[src]; ok && a.g == g && reflect.DeepEqual(*a.out, *out) {
+		return a, true
+	}
+	return aheadArtifact{g: g, out: out, a: l.resolveArtifact(src, g, out)}, true
 }
 
 // resolveArtifact builds the tree of the artifact out of g, when every

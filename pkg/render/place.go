@@ -278,9 +278,10 @@ func hashed(rendered, written string) bool {
 // runPlaced runs kustomize on a new recordingFS (newFS) holding the
 // kustomization file kfile of dir: as plain, without origin annotations,
 // when plain is set and placeBuild traces every object of the build; else
-// as data, with them. A build that fails is run again with them, so that it
-// fails exactly as before. A build that needs an exclusive build is
-// returned as it is, for the caller to run again.
+// as data, with them. A build that fails, refuses a file or needs an
+// exclusive build is returned as it is: kustomize-controller builds without
+// origin annotations too, so the failure is the one Flux meets, and
+// building it again would fail again.
 func (b *builder) runPlaced(v view, dir, kfile string, plain, data []byte, mode buildMode, parallel bool, newFS func() *recordingFS) (*recordingFS, resmap.ResMap, []string, error) {
 	if plain != nil {
 		fs := newFS()
@@ -288,14 +289,12 @@ func (b *builder) runPlaced(v view, dir, kfile string, plain, data []byte, mode 
 			return nil, nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
 		}
 		m, printed, err := runKustomize(fs, dir, mode, parallel)
-		if fs.exclusive {
+		if err != nil || fs.exclusive || fs.limit != nil {
 			return fs, m, printed, err
 		}
-		if err == nil && fs.limit == nil {
-			if placed, ok := b.placeBuild(v, fs, dir, m.Resources()); ok {
-				fs.placed = placed
-				return fs, m, printed, nil
-			}
+		if placed, ok := b.placeBuild(v, fs, dir, m.Resources()); ok {
+			fs.placed = placed
+			return fs, m, printed, nil
 		}
 	}
 	fs := newFS()

@@ -56,13 +56,13 @@ func BenchmarkColdstart(b *testing.B) {
 	b.Run("scale", func(b *testing.B) {
 		g := env.scaleGraph()
 		s := Scenario{
-			Name: env.name("scale"), Title: fmt.Sprintf("%d × %d, fan-in %d, %d slow nodes of %d–%d s, one ConfigMap each otherwise (benchgraph.Scale(1), spec seed %d)",
+			Name: env.name("scale"), Title: fmt.Sprintf("%d × %d, fan-in %d, %d slow nodes of %d–%d s, one ConfigMap each otherwise, standup given the checkout (benchgraph.Scale(1), spec seed %d)",
 				g.Spec.Depth, g.Spec.Width, g.Spec.FanIn, g.Spec.Slow, g.Spec.MinSeconds, g.Spec.MaxSeconds, g.Spec.Seed),
 			Cap: env.scaleCap, Contenders: []string{FluxAlone, FluxTuned, TierScript, Standup, Bound, Throughput, LargerBound},
 			Ratios: []Ratio{{Num: Standup, Den: LargerBound, Op: "≤", Target: 1.05}, {Num: Standup, Den: Bound}, {Num: Standup, Den: Throughput},
 				{Num: FluxAlone, Den: Standup, Op: "≥", Target: 1.8}, {Num: FluxTuned, Den: Standup, Op: "≥", Target: 1.4},
 				{Num: TierScript, Den: Standup}},
-			MaxRSSMiB: 150,
+			MaxRSSMiB: 150, Checkout: true,
 		}
 		report(b, env, graphScenario(b, env, s, g))
 	})
@@ -91,13 +91,13 @@ func graphScenario(b *testing.B, env benchEnv, s Scenario, g benchgraph.Graph) S
 		for i := range contenders {
 			c := contenders[(i+run)%len(contenders)]
 			if slices.Contains(s.Contenders, c) && env.takes(c) {
-				graphTurn(b, env, s.Name, run, c, w, g, &res)
+				graphTurn(b, env, s, run, c, w, g, &res)
 			}
 		}
 		w.Stop()
 		if slices.Contains(s.Contenders, FluxTuned) && env.takes(FluxTuned) {
 			w := graphWorld(b, env, tunedArgs...)
-			graphTurn(b, env, s.Name, run, FluxTuned, w, g, &res)
+			graphTurn(b, env, s, run, FluxTuned, w, g, &res)
 			w.Stop()
 		}
 		s.Runs = append(s.Runs, res)
@@ -107,14 +107,24 @@ func graphScenario(b *testing.B, env benchEnv, s Scenario, g benchgraph.Graph) S
 
 // graphTurn runs one contender on its own copy of g in world w and records
 // it (and, for standup, the bounds of its run) into res.
-func graphTurn(b *testing.B, env benchEnv, scenario string, run int, c string, w *testenv.World, g benchgraph.Graph, res *Run) {
+func graphTurn(b *testing.B, env benchEnv, s Scenario, run int, c string, w *testenv.World, g benchgraph.Graph, res *Run) {
 	b.Helper()
 	ctx := context.Background()
+	scenario := s.Name
 	g.Namespace = fmt.Sprintf("%s-%d-%s", scenario, run, metricKeys[c])
-	if err := seedGraph(ctx, w, g, b.TempDir()); err != nil {
+	dir := b.TempDir()
+	if err := seedGraph(ctx, w, g, dir); err != nil {
 		b.Fatal(err)
 	}
 	t := target{w: w, ns: g.Namespace, want: len(g.Nodes), cap: env.capOf(scenario)}
+	if s.Checkout && c == Standup {
+		// Written after seedGraph published the tree: the artifact every
+		// contender's controller unpacks stays the same.
+		if err := g.WriteCheckout(dir, benchSource); err != nil {
+			b.Fatal(err)
+		}
+		t.checkout, t.checkoutPath = dir, filepath.Join(dir, g.CheckoutPath())
+	}
 	out, err := runGraphContender(ctx, b, env, t, c)
 	if err != nil {
 		b.Fatalf("%s run %d, %s: %v", scenario, run, c, err)
@@ -141,6 +151,9 @@ func runGraphContender(ctx context.Context, b *testing.B, env benchEnv, t target
 		}
 		return tierScript(ctx, env, t, order)
 	default:
+		if t.checkout != "" {
+			return standupResume(ctx, env, t, "--path", t.checkoutPath, "--repo-root", t.checkout)
+		}
 		return standupResume(ctx, env, t)
 	}
 }

@@ -24,6 +24,9 @@ type target struct {
 	ns   string
 	want int
 	cap  time.Duration
+	// checkout, when set, is the repository root standup reads with
+	// --path checkoutPath and --repo-root.
+	checkout, checkoutPath string
 }
 
 // outcome is a contender's measurement plus what its process printed.

@@ -85,7 +85,12 @@ type Scenario struct {
 	StandupMax time.Duration
 	// MaxRSSMiB is the goal for standup's peak RSS in every run (0: none).
 	MaxRSSMiB float64
-	Runs      []Run
+	// Checkout runs standup with --path of the graph's checkout
+	// (benchgraph.Graph.WriteCheckout), as an operator who has the
+	// repository would: it tells standup which reconciles wait on a
+	// controller. The other contenders do not read it.
+	Checkout bool
+	Runs     []Run
 }
 
 // Times returns a contender's elapsed seconds over the runs that measured

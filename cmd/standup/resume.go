@@ -9,8 +9,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
@@ -20,7 +22,7 @@ type resumeOptions struct {
 	DryRun, NoUnsuspend, NoRemediate, AdditiveCEL bool
 	KindsSet                                      bool // --kinds given, not defaulted
 	MaxInflight                                   int
-	CRDs, Config                                  string
+	CRDs, Config, Path, RepoRoot                  string
 	NodeTimeout                                   time.Duration
 	Kinds, From, Only, Exclude                    cli.StringSlice
 }
@@ -43,6 +45,8 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most this many at once (0: unlimited)"},
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle directory for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
 			configFlag(&o.Config),
+			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "directory of the git checkout the cluster reconciles (e.g. clusters/prod): standup renders it to see which Kustomizations wait on workloads, and hands a busy kustomize-controller their dependency chains first"},
+			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "with --path: repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
 			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization, flux.KindHelmRelease), Usage: "kinds to walk: ks (Kustomization), hr (HelmRelease), in any case"},
 			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
@@ -82,6 +86,13 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if err != nil {
 		return err
 	}
+	if opts.RepoRoot != "" && opts.Path == "" {
+		return usageErrorf("--repo-root is read only with --path: name the checkout's directory with --path, or leave --repo-root out")
+	}
+	slow, err := slowFromCheckout(ctx, opts.Path, opts.RepoRoot, g.Quiet, streams)
+	if err != nil {
+		return err
+	}
 	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
@@ -97,7 +108,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	walkOpts := wait.Options{
 		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || bundle == nil,
 		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: sel,
-		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: triggers, Kinds: kinds,
+		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: triggers, Kinds: kinds, Slow: slow,
 	}
 	if opts.DryRun {
 		return printPlan(ctx, cl, objs, walkOpts, g.Output, streams)
@@ -113,6 +124,37 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
 	}
 	return walkError(summary, err)
+}
+
+// slowFromCheckout renders the checkout of --path, when given, for the
+// Kustomizations whose reconcile waits on a controller
+// (audit.SlowReconciles). It is a hint for the walk's order: a
+// Kustomization that does not render gets none, and the live graph, not
+// the checkout, is what the walk follows.
+func slowFromCheckout(ctx context.Context, path, repoRoot string, quiet bool, streams Streams) (map[tiers.ID]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	res, err := render.Load(ctx, render.Options{Path: path, RepoRoot: repoRoot})
+	if err != nil {
+		return nil, fmt.Errorf("--path: %w", err)
+	}
+	slow := audit.SlowReconciles(res)
+	if !quiet {
+		fmt.Fprintf(streams.Err, "checkout %s: %d of %d Kustomizations wait on a controller; their chains go first when kustomize-controller is busy\n",
+			path, len(slow), countKustomizations(res.Objects))
+	}
+	return slow, nil
+}
+
+func countKustomizations(objs []flux.Object) int {
+	n := 0
+	for _, o := range objs {
+		if o.ID.Kind == flux.KindKustomization {
+			n++
+		}
+	}
+	return n
 }
 
 // resumeNames reads `resume [ks|hr] NAME...`: the names are --only's, and

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"sigs.k8s.io/kustomize/api/konfig"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
@@ -97,4 +98,30 @@ func (g Graph) Kustomizations(sourceName string, suspend bool) []testenv.KS {
 		out = append(out, k)
 	}
 	return out
+}
+
+// CheckoutPath is where WriteCheckout puts g's Kustomization objects,
+// relative to the tree: what `standup resume --path` reads.
+func (g Graph) CheckoutPath() string { return filepath.Join("clusters", g.Namespace) }
+
+// WriteCheckout writes g's Kustomization objects, as Kustomizations
+// returns them (not suspended), into dir/CheckoutPath(), so that dir is
+// the git checkout the graph is applied from: the tree WriteTree wrote,
+// and the cluster directory that names every Kustomization.
+func (g Graph) WriteCheckout(dir, sourceName string) error {
+	out := filepath.Join(dir, g.CheckoutPath())
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	var docs []byte
+	for _, k := range g.Kustomizations(sourceName, false) {
+		ks := k.Kustomization()
+		ks.APIVersion, ks.Kind = kustomizev1.GroupVersion.String(), kustomizev1.KustomizationKind
+		data, err := yaml.Marshal(ks)
+		if err != nil {
+			return fmt.Errorf("Kustomization/%s/%s: %w", k.Namespace, k.Name, err)
+		}
+		docs = append(append(docs, "---\n"...), data...)
+	}
+	return os.WriteFile(filepath.Join(out, "kustomizations.yaml"), docs, 0o644)
 }

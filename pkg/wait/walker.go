@@ -47,6 +47,12 @@ type Options struct {
 	AdditiveCELDependencyCheck bool
 	// Bundle, when set, lets diagnoses say which missing kinds it can supply.
 	Bundle *crds.Bundle
+	// Slow names the Kustomizations whose reconcile is expected to take
+	// long (audit.SlowReconciles of the checkout), each with the object
+	// that makes it so. With it, the walk feeds kustomize-controller a few
+	// requests at a time, slow chains first (walker_feed.go); without it,
+	// every ready Kustomization is requested at once.
+	Slow map[tiers.ID]string
 	// Triggers tells which trigger kinds make an operator create a missing
 	// CRD (standup.yaml, the catalog). With it, a deadlock that nothing can
 	// resolve is proven without the grace (certainty); nil gives every
@@ -148,7 +154,12 @@ type Walker struct {
 	open     int                   // walked nodes not yet ended
 	unseen   map[tiers.ID]struct{} // Kustomizations a ready node's inventory names, not yet observed
 	queued   map[tiers.ID]struct{} // nodes ready to go but held by --max-inflight
-	exprs    exprCache
+	// held are the ready Kustomizations a fed walk keeps back, granted
+	// those picked to be requested in this Step, rank each node's
+	// priority (walker_feed.go).
+	held, granted map[tiers.ID]struct{}
+	rank          map[tiers.ID]float64
+	exprs         exprCache
 
 	// The certain proof of a deadlock (walker_proof.go): the nodes whose
 	// deadlock awaits a proof, a count of observations, and the trigger
@@ -193,7 +204,8 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		crds: map[string]bool{}, crdGK: map[schema.GroupKind]bool{},
 		nodes: map[tiers.ID]*nodeState{}, dirty: true, bySource: map[tiers.ID]map[tiers.ID]struct{}{},
 		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
-		queued: map[tiers.ID]struct{}{}, exprs: exprCache{}, unstarted: map[tiers.ID]uint64{},
+		queued: map[tiers.ID]struct{}{}, held: map[tiers.ID]struct{}{}, granted: map[tiers.ID]struct{}{},
+		rank: map[tiers.ID]float64{}, exprs: exprCache{}, unstarted: map[tiers.ID]uint64{},
 		proving: map[tiers.ID]struct{}{}, wanted: map[schema.GroupKind]struct{}{},
 		asked: map[schema.GroupKind]uint64{}, facts: map[schema.GroupKind]TriggerFact{},
 		preApplied: map[string]tiers.ID{},

@@ -117,6 +117,7 @@ func (w *Walker) ForgetObject(id tiers.ID) {
 	delete(w.nodes, id)
 	delete(w.busy, id)
 	delete(w.queued, id)
+	delete(w.held, id)
 	delete(w.proving, id)
 	delete(w.unstarted, id)
 	w.dirty = true

@@ -69,6 +69,9 @@ func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *no
 		w.note(now, id, st, "Queued", fmt.Sprintf("dependencies ready; waiting for a slot (--max-inflight %d)", w.opts.MaxInflight))
 		return nil, time.Time{}
 	}
+	if w.hold(id) {
+		return nil, time.Time{}
+	}
 	if st.status.State == SuspectedDeadlock {
 		// It already failed a dry-run on a missing kind before standup asked:
 		// the reconcile requested now is the one that proves or clears it.

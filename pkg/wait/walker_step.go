@@ -30,6 +30,23 @@ func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
 	for _, id := range w.timers.due(now) {
 		w.touch(id)
 	}
+	actions := w.stepTouched(now)
+	for {
+		granted, ok := w.grant(now)
+		if !ok {
+			break
+		}
+		actions = append(actions, granted...)
+		actions = append(actions, w.stepTouched(now)...)
+	}
+	clear(w.granted)
+	w.noteHeld(now)
+	w.muts += len(actions)
+	return actions, w.events, w.timers.next()
+}
+
+// stepTouched steps every touched node and returns their actions.
+func (w *Walker) stepTouched(now time.Time) []Action {
 	var actions []Action
 	// A node that ends touches its dependents, which sit in later tiers:
 	// batches in tier order converge within one Step.
@@ -55,8 +72,7 @@ func (w *Walker) Step(now time.Time) ([]Action, []Event, time.Time) {
 			w.schedule(id, st, wake)
 		}
 	}
-	w.muts += len(actions)
-	return actions, w.events, w.timers.next()
+	return actions
 }
 
 // rebuild builds the graph again, which only a node appearing or going, or
@@ -74,6 +90,7 @@ func (w *Walker) rebuild() error {
 	}
 	w.graph, w.dirty = g, false
 	w.sel = w.opts.Selection.Resolve(g)
+	w.rankNodes()
 	w.open = 0
 	for _, id := range g.Order() {
 		if w.sel.Active(id) && !w.nodes[id].phase.Terminal() {

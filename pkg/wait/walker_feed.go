@@ -1,0 +1,154 @@
+package wait
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// With Options.Slow, the walker feeds kustomize-controller instead of
+// handing it every ready Kustomization at once. The controller serves its
+// work queue first in, first out; when all its workers are busy (a graph
+// of hundreds on the default --concurrent 4), whichever request came first
+// runs first, and a slow reconcile that happens to be requested late ends
+// the walk alone while the other workers idle. Fed, the controller holds
+// at most FeedAhead requests it has not taken up, and standup picks the
+// next from everything ready: the Kustomization with the most expected
+// work still behind it (rank), which starts the slow chains first. An
+// idle controller takes every request at once, so feeding costs it
+// nothing but a watch event per request.
+
+// FeedAhead is how many requests a fed walk leaves waiting in
+// kustomize-controller's queue: enough that a worker that frees never
+// waits for standup's next request, few enough that standup, not the
+// queue's order, chooses what runs next.
+const FeedAhead = 4
+
+// slowWeight is the rank weight of a Kustomization Options.Slow names,
+// against 1 for any other: a reconcile that waits on a controller takes
+// seconds to minutes where an apply takes a fraction of a second. Only
+// the order it gives matters: on issue 18's scale graphs any weight from 3
+// to 30 gave the same walk times in a simulation of the controller's
+// queue (TestWalkerFeedRidesTheWorkerPool is that simulation at 10).
+const slowWeight = 10
+
+// feeds reports whether the walk holds id back while the controller's
+// queue is full: only Kustomizations (HelmReleases go to helm-controller's
+// own queue), and only when the walk knows which reconciles are slow,
+// since without that knowledge any order is as good as the queue's.
+func (w *Walker) feeds(id tiers.ID) bool {
+	return len(w.opts.Slow) > 0 && id.Kind == flux.KindKustomization
+}
+
+// waitingAtController counts the Kustomization requests kustomize-controller
+// has not been seen taking up.
+func (w *Walker) waitingAtController() int {
+	n := 0
+	for id := range w.unstarted {
+		if id.Kind == flux.KindKustomization {
+			n++
+		}
+	}
+	return n
+}
+
+// hold reports whether a ready Kustomization waits in standup's own queue,
+// and puts it there.
+func (w *Walker) hold(id tiers.ID) bool {
+	if !w.feeds(id) {
+		return false
+	}
+	if _, ok := w.granted[id]; ok {
+		delete(w.granted, id)
+		return false
+	}
+	w.held[id] = struct{}{}
+	return true
+}
+
+// grant requests, while the controller's queue has room, the held
+// Kustomizations with the highest rank, in rank order: the controller
+// serves them in the order they are asked. It reports whether it picked
+// any; what their steps touch is left to the next stepTouched.
+func (w *Walker) grant(now time.Time) ([]Action, bool) {
+	room := FeedAhead - w.waitingAtController()
+	if room <= 0 || len(w.held) == 0 {
+		return nil, false
+	}
+	ids := make([]tiers.ID, 0, len(w.held))
+	for id := range w.held {
+		if st, ok := w.nodes[id]; !ok || st.phase != PhasePending {
+			delete(w.held, id) // it moved on without standup's request
+			continue
+		}
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, w.byRank)
+	var actions []Action
+	for _, id := range ids[:min(room, len(ids))] {
+		delete(w.held, id)
+		w.granted[id] = struct{}{}
+		st := w.nodes[id]
+		a, wake := w.stepNode(now, id, w.objs[id], st)
+		actions = append(actions, a...)
+		w.schedule(id, st, wake)
+	}
+	return actions, len(ids) > 0
+}
+
+// byRank orders the highest rank first, then the earlier tier, then IDs.
+func (w *Walker) byRank(a, b tiers.ID) int {
+	if ra, rb := w.rank[a], w.rank[b]; ra != rb {
+		if ra > rb {
+			return -1
+		}
+		return 1
+	}
+	if ta, tb := w.tierOf(a), w.tierOf(b); ta != tb {
+		return ta - tb
+	}
+	if a.Less(b) {
+		return -1
+	}
+	if b.Less(a) {
+		return 1
+	}
+	return 0
+}
+
+// rankNodes gives every node the expected work of its longest chain of
+// dependents, itself included: slowWeight for a node Options.Slow names,
+// 1 for any other. It is the classic list-scheduling priority (highest
+// level first), weighted by the only durations known before the walk.
+func (w *Walker) rankNodes() {
+	clear(w.rank)
+	if len(w.opts.Slow) == 0 {
+		return
+	}
+	order := w.graph.Order()
+	for i := len(order) - 1; i >= 0; i-- {
+		id := order[i]
+		var after float64
+		for _, d := range w.graph.Dependents(id) {
+			after = max(after, w.rank[d])
+		}
+		weight := 1.0
+		if _, slow := w.opts.Slow[id]; slow {
+			weight = slowWeight
+		}
+		w.rank[id] = weight + after
+	}
+}
+
+// noteHeld tells, once, why each Kustomization still held waits. It runs
+// after grant, so a node held and granted in one Step never shows it.
+func (w *Walker) noteHeld(now time.Time) {
+	for id := range w.held {
+		if st, ok := w.nodes[id]; ok {
+			w.note(now, id, st, "Queued", fmt.Sprintf("dependencies ready; held until kustomize-controller takes up earlier requests (it keeps %d waiting; slow chains go first)", FeedAhead))
+		}
+	}
+}

@@ -32,7 +32,8 @@ type NodeTiming struct {
 	// DependsOn lists the node's dependencies; those without a timing are
 	// ignored.
 	DependsOn []tiers.ID
-	// Requested is standup's first reconcile request; Started the first
+	// Requested is standup's first reconcile request, or the moment a fed
+	// walk first held the node ready, when earlier; Started the first
 	// time kustomize-controller was seen working on the node after it
 	// (Ready Unknown, Progressing), zero when the reconcile was too quick to
 	// be seen under way; Ready when it was seen Ready.

@@ -110,6 +110,8 @@ type nodeState struct {
 	// that saw it Ready.
 	requestedAt, startedAt, readyAt time.Time
 	underWay                        bool
+	// heldAt is when a fed walk first held the node ready (walker_feed.go).
+	heldAt time.Time
 	// last* are what the last event said, so an unchanged state is not re-emitted.
 	lastPhase   Phase
 	lastReason  string

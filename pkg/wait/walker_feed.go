@@ -56,8 +56,10 @@ func (w *Walker) waitingAtController() int {
 }
 
 // hold reports whether a ready Kustomization waits in standup's own queue,
-// and puts it there.
-func (w *Walker) hold(id tiers.ID) bool {
+// and puts it there. The time it is first held counts as its request for
+// AnalyzeLimit: it waits for a worker, in standup's queue instead of the
+// controller's.
+func (w *Walker) hold(now time.Time, id tiers.ID, st *nodeState) bool {
 	if !w.feeds(id) {
 		return false
 	}
@@ -66,6 +68,9 @@ func (w *Walker) hold(id tiers.ID) bool {
 		return false
 	}
 	w.held[id] = struct{}{}
+	if st.heldAt.IsZero() {
+		st.heldAt = now
+	}
 	return true
 }
 

@@ -27,6 +27,9 @@ func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
 		}
 		if !st.requestedAt.IsZero() {
 			t := NodeTiming{ID: id, Requested: st.requestedAt, Started: st.startedAt, Ready: st.readyAt}
+			if !st.heldAt.IsZero() && st.heldAt.Before(t.Requested) {
+				t.Requested = st.heldAt // it waited for a worker in standup's queue
+			}
 			for _, d := range w.objs[id].DependsOn {
 				t.DependsOn = append(t.DependsOn, d.ID)
 			}

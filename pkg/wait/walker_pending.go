@@ -69,7 +69,7 @@ func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *no
 		w.note(now, id, st, "Queued", fmt.Sprintf("dependencies ready; waiting for a slot (--max-inflight %d)", w.opts.MaxInflight))
 		return nil, time.Time{}
 	}
-	if w.hold(id) {
+	if w.hold(now, id, st) {
 		return nil, time.Time{}
 	}
 	if st.status.State == SuspectedDeadlock {

@@ -38,7 +38,7 @@ func (h *simEvents) Pop() any {
 // its node's duration, every status change reaching the walker latency
 // later (a watch event), and the walker's requests reaching the queue at
 // once. It returns when the last node is seen Ready.
-func simulateWalk(t *testing.T, objs []flux.Object, durations map[tiers.ID]time.Duration, workers int, latency time.Duration, opts Options) time.Duration {
+func simulateWalk(t *testing.T, objs []flux.Object, durations map[tiers.ID]time.Duration, workers int, latency time.Duration, opts Options) (time.Duration, Summary) {
 	t.Helper()
 	start := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
 	byID := map[tiers.ID]flux.Object{}
@@ -87,7 +87,7 @@ func simulateWalk(t *testing.T, objs []flux.Object, durations map[tiers.ID]time.
 		}
 		serve()
 		if w.Finished() {
-			return now
+			return now, w.Summary(start.Add(now), false)
 		}
 		if events.Len() == 0 {
 			t.Fatalf("the walk stalled at %s: %+v", now, w.Summary(start.Add(now), false))
@@ -139,8 +139,13 @@ func TestWalkerFeedRidesTheWorkerPool(t *testing.T) {
 		cp, _ := g.CriticalPath(byName)
 		bound := max(cp, g.ThroughputBound(byName, workers))
 		latency := 20 * time.Millisecond
-		plain := simulateWalk(t, objs, durations, workers, latency, Options{})
-		fed := simulateWalk(t, objs, durations, workers, latency, Options{Slow: slow})
+		plain, _ := simulateWalk(t, objs, durations, workers, latency, Options{})
+		fed, summary := simulateWalk(t, objs, durations, workers, latency, Options{Slow: slow})
+		// Held in standup's queue rather than the controller's, the
+		// reconciles still waited for a worker: the summary says so.
+		if l := summary.Limit; l == nil || l.Kind != LimitWorkers || l.Workers != workers {
+			t.Fatalf("seed %d: the fed walk's limit is %+v, want the worker pool of %d", seed+1, l, workers)
+		}
 		p, f := plain.Seconds()/bound.Seconds(), fed.Seconds()/bound.Seconds()
 		plainSum, fedSum, fedMax = plainSum+p, fedSum+f, max(fedMax, f)
 		if f > 1.05 {

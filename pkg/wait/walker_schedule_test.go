@@ -139,12 +139,16 @@ func TestWalkerFeedRidesTheWorkerPool(t *testing.T) {
 		cp, _ := g.CriticalPath(byName)
 		bound := max(cp, g.ThroughputBound(byName, workers))
 		latency := 20 * time.Millisecond
-		plain, _ := simulateWalk(t, objs, durations, workers, latency, Options{})
+		plain, ps := simulateWalk(t, objs, durations, workers, latency, Options{})
 		fed, summary := simulateWalk(t, objs, durations, workers, latency, Options{Slow: slow})
 		// Held in standup's queue rather than the controller's, the
 		// reconciles still waited for a worker: the summary says so.
 		if l := summary.Limit; l == nil || l.Kind != LimitWorkers || l.Workers != workers {
 			t.Fatalf("seed %d: the fed walk's limit is %+v, want the worker pool of %d", seed+1, l, workers)
+		}
+		if summary.Limit.Waited < ps.Limit.Waited/2 {
+			t.Fatalf("seed %d: %d reconciles of the fed walk waited for a worker, against %d requested all at once: a node held ready waits too",
+				seed+1, summary.Limit.Waited, ps.Limit.Waited)
 		}
 		p, f := plain.Seconds()/bound.Seconds(), fed.Seconds()/bound.Seconds()
 		plainSum, fedSum, fedMax = plainSum+p, fedSum+f, max(fedMax, f)

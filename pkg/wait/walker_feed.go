@@ -79,8 +79,14 @@ func (w *Walker) hold(now time.Time, id tiers.ID, st *nodeState) bool {
 // serves them in the order they are asked. It reports whether it picked
 // any; what their steps touch is left to the next stepTouched.
 func (w *Walker) grant(now time.Time) ([]Action, bool) {
+	if len(w.held) == 0 {
+		return nil, false
+	}
 	room := FeedAhead - w.waitingAtController()
-	if room <= 0 || len(w.held) == 0 {
+	if w.stalled(now) {
+		room = len(w.held)
+	}
+	if room <= 0 {
 		return nil, false
 	}
 	ids := make([]tiers.ID, 0, len(w.held))
@@ -102,6 +108,26 @@ func (w *Walker) grant(now time.Time) ([]Action, bool) {
 		w.schedule(id, st, wake)
 	}
 	return actions, len(ids) > 0
+}
+
+// stalled reports whether kustomize-controller has taken up none of the
+// requests waiting for it for AskAgainAfter, the oldest of them that old
+// too: a controller that is down, or whose workers are all in long health
+// checks. Holding then orders nothing and only delays: every request would
+// wait out the one before it, and a dead controller would fail the held
+// nodes one timeout after another instead of at once. The walk stops
+// holding until the controller takes a request up again.
+func (w *Walker) stalled(now time.Time) bool {
+	since := now.Add(-w.opts.AskAgainAfter)
+	if w.queueMovedAt.After(since) {
+		return false
+	}
+	for id := range w.unstarted {
+		if st, ok := w.nodes[id]; ok && id.Kind == flux.KindKustomization && !st.requestedAt.After(since) {
+			return true
+		}
+	}
+	return false
 }
 
 // byRank orders the highest rank first, then the earlier tier, then IDs.

@@ -146,3 +146,38 @@ func TestWalkerFeedDrains(t *testing.T) {
 		t.Fatalf("requested in order %v, want %v", order, want)
 	}
 }
+
+// A controller that takes up none of the requests for AskAgainAfter (down,
+// or every worker in a long health check) ends the holding: the rest are
+// requested, so that each does not wait out the one before it.
+func TestWalkerFeedStopsHoldingWhenTheControllerStalls(t *testing.T) {
+	w, objs := feedScene("g6")
+	act, _, _ := w.Step(t0)
+	root := only(t, act, ActionReconcile, "root")
+	w.ObserveObject(readyAt(objs["root"], root.Token))
+	act, _, _ = w.Step(t0.Add(time.Second))
+	if got := requested(act); len(got) != FeedAhead {
+		t.Fatalf("requested %v, want %d", got, FeedAhead)
+	}
+	// Taken up at 20 s: the queue moves, nothing stalls.
+	w.ObserveObject(takenUp(objs["r6"]))
+	act, _, _ = w.Step(t0.Add(20 * time.Second))
+	if got := requested(act); !slices.Equal(got, []string{"r2"}) {
+		t.Fatalf("requested %v once r6 was taken up, want [r2]", got)
+	}
+	act, _, _ = w.Step(t0.Add(40 * time.Second))
+	none(t, act)
+	// Nothing taken up since 20 s: at 50 s the held go out, and the walk's
+	// own timer gets there without an observation.
+	_, _, wake := w.Step(t0.Add(45 * time.Second))
+	if wake.IsZero() || wake.After(t0.Add(51*time.Second)) {
+		t.Fatalf("next wake %s, want by 51 s", wake.Sub(t0))
+	}
+	act, _, _ = w.Step(t0.Add(51 * time.Second))
+	got := requested(act)
+	for _, name := range []string{"r3", "r4", "r7"} {
+		if !slices.Contains(got, name) {
+			t.Fatalf("requested %v after the controller stalled, want the held r3, r4 and r7 among them", got)
+		}
+	}
+}

@@ -70,7 +70,7 @@ func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *no
 		return nil, time.Time{}
 	}
 	if w.hold(now, id, st) {
-		return nil, time.Time{}
+		return nil, now.Add(w.opts.AskAgainAfter) // to see whether the controller stalled
 	}
 	if st.status.State == SuspectedDeadlock {
 		// It already failed a dry-run on a missing kind before standup asked:

@@ -89,11 +89,11 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if opts.RepoRoot != "" && opts.Path == "" {
 		return usageErrorf("--repo-root is read only with --path: name the checkout's directory with --path, or leave --repo-root out")
 	}
-	slow, err := slowFromCheckout(ctx, opts.Path, opts.RepoRoot, g.Quiet, streams)
+	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
 	}
-	cl, err := connect(ctx, g)
+	slow, err := slowFromCheckout(ctx, opts.Path, opts.RepoRoot, g.Quiet, streams)
 	if err != nil {
 		return err
 	}

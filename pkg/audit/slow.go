@@ -36,30 +36,38 @@ func SlowReconciles(res *render.Result) map[tiers.ID]string {
 			slow[obj.ID] = "spec.healthChecks"
 			continue
 		}
+		// Named by the object surest to take time: a workload or a Flux
+		// object over a custom resource whose controller may write no
+		// status at all (a PodMonitor is Current as applied).
+		best := 0
 		for _, m := range res.Rendered[obj.ID] {
-			if why, ok := takesTime(m); ok {
-				slow[obj.ID] = why
-				break
+			if why, sure := takesTime(m); sure > best {
+				slow[obj.ID], best = why, sure
 			}
 		}
 	}
 	return slow
 }
 
-// takesTime reports whether an applied object becomes Ready only once a
-// controller acts on it, and names it.
-func takesTime(m render.Manifest) (string, bool) {
+// takesTime reports how surely an applied object becomes Ready only once a
+// controller acts on it (0: it is Ready as applied; 1: a custom resource,
+// whose controller may report a Ready condition; 2: a built-in kind
+// kstatus does not find Current as applied, or a Flux object), and names
+// it.
+func takesTime(m render.Manifest) (string, int) {
 	u := m.Object
 	gvk := u.GroupVersionKind()
+	gk := GroupKind{Group: gvk.Group, Kind: gvk.Kind}
 	name := fmt.Sprintf("%s/%s", gvk.Kind, u.GetName())
-	if !isBuiltin(GroupKind{Group: gvk.Group, Kind: gvk.Kind}) {
-		// A custom resource (a Flux object included): kstatus waits for
-		// its Ready condition, which only its controller writes.
-		return name, true
+	switch {
+	case isFlux(gk):
+		return name, 2
+	case !isBuiltin(gk):
+		return name, 1
 	}
 	res, err := status.Compute(u)
 	if err != nil || res.Status != status.CurrentStatus {
-		return name, true
+		return name, 2
 	}
-	return "", false
+	return "", 0
 }

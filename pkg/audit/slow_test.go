@@ -37,6 +37,7 @@ func TestSlowReconciles(t *testing.T) {
 		{"wait on a Deployment", true, false, []render.Manifest{configMap, deployment}, true, "Deployment/web"},
 		{"wait on a HelmRelease", true, false, []render.Manifest{helmRelease}, true, "HelmRelease/podinfo"},
 		{"wait on a custom resource", true, false, []render.Manifest{configMap, custom}, true, "Delay/d"},
+		{"named by the surest", true, false, []render.Manifest{custom, deployment, helmRelease}, true, "Deployment/web"},
 		{"wait on a LoadBalancer Service", true, false, []render.Manifest{loadBalancer}, true, "Service/edge"},
 		{"no wait: the apply only", false, false, []render.Manifest{deployment, custom}, false, ""},
 		{"health checks", false, true, []render.Manifest{configMap}, true, "spec.healthChecks"},

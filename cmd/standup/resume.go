@@ -65,6 +65,8 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 		"standup resume --timeout 20m",
 		"# walk apps and what it depends on, as flux resume names it",
 		"standup resume ks apps",
+		"# a large cluster: read the checkout so that the chains waiting on workloads go first",
+		"standup resume --path clusters/prod",
 		"# the walk's events for a program (NDJSON, docs/output.md)",
 		"standup resume -o json | jq -c 'select(.type == \"summary\")'",
 	)

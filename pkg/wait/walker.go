@@ -161,6 +161,7 @@ type Walker struct {
 	// priority (walker_feed.go).
 	held, granted map[tiers.ID]struct{}
 	rank          map[tiers.ID]float64
+	slowSeen      bool // a node of the graph is among Options.Slow
 	exprs         exprCache
 
 	// The certain proof of a deadlock (walker_proof.go): the nodes whose

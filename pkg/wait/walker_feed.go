@@ -37,10 +37,12 @@ const slowWeight = 10
 
 // feeds reports whether the walk holds id back while the controller's
 // queue is full: only Kustomizations (HelmReleases go to helm-controller's
-// own queue), and only when the walk knows which reconciles are slow,
-// since without that knowledge any order is as good as the queue's.
+// own queue), and only when the walk knows which reconciles are slow (a
+// node of the live graph is among Options.Slow: a checkout of another
+// cluster names none), since without that knowledge any order is as good
+// as the queue's.
 func (w *Walker) feeds(id tiers.ID) bool {
-	return len(w.opts.Slow) > 0 && id.Kind == flux.KindKustomization
+	return w.slowSeen && id.Kind == flux.KindKustomization
 }
 
 // waitingAtController counts the Kustomization requests kustomize-controller
@@ -156,6 +158,7 @@ func (w *Walker) byRank(a, b tiers.ID) int {
 // level first), weighted by the only durations known before the walk.
 func (w *Walker) rankNodes() {
 	clear(w.rank)
+	w.slowSeen = false
 	if len(w.opts.Slow) == 0 {
 		return
 	}
@@ -168,7 +171,7 @@ func (w *Walker) rankNodes() {
 		}
 		weight := 1.0
 		if _, slow := w.opts.Slow[id]; slow {
-			weight = slowWeight
+			weight, w.slowSeen = slowWeight, true
 		}
 		w.rank[id] = weight + after
 	}

@@ -65,6 +65,13 @@ func TestWalkerFeedsSlowChainsFirst(t *testing.T) {
 			first: []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"},
 		},
 		{
+			// A checkout of another cluster: its slow Kustomizations are
+			// none of these, so nothing is held.
+			name:  "hints naming no node of the graph: all at once",
+			slow:  []string{"elsewhere"},
+			first: []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"},
+		},
+		{
 			// g6 is slow: r6 leads the longest expected chain, then r5
 			// (a chain of two), then the rest by name, FeedAhead at a time.
 			name:  "a slow grandchild pulls its parent first",

@@ -156,10 +156,13 @@ type Walker struct {
 	open     int                   // walked nodes not yet ended
 	unseen   map[tiers.ID]struct{} // Kustomizations a ready node's inventory names, not yet observed
 	queued   map[tiers.ID]struct{} // nodes ready to go but held by --max-inflight
-	// held are the ready Kustomizations a fed walk keeps back, granted
-	// those picked to be requested in this Step, rank each node's
-	// priority (walker_feed.go).
+	// held are the ready Kustomizations a fed walk keeps back, heldQ the
+	// same by priority, heldNow those held in this Step, granted those
+	// picked to be requested in this Step, rank each node's priority
+	// (walker_feed.go).
 	held, granted map[tiers.ID]struct{}
+	heldQ         heldQueue
+	heldNow       []tiers.ID
 	rank          map[tiers.ID]float64
 	slowSeen      bool // a node of the graph is among Options.Slow
 	exprs         exprCache
@@ -201,7 +204,7 @@ func NewWalker(opts Options, now time.Time) *Walker {
 	if opts.AskAgainAfter == 0 {
 		opts.AskAgainAfter = DefaultAskAgainAfter
 	}
-	return &Walker{
+	w := &Walker{
 		opts: opts, start: now,
 		objs: map[tiers.ID]flux.Object{}, sources: map[tiers.ID]string{},
 		crds: map[string]bool{}, crdGK: map[schema.GroupKind]bool{},
@@ -214,6 +217,8 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		preApplied: map[string]tiers.ID{},
 		applied:    map[tiers.ID]map[tiers.ID]struct{}{},
 	}
+	w.heldQ.w = w
+	return w
 }
 
 // walks reports whether nodes of kind are walked (Options.Kinds).

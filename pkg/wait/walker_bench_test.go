@@ -51,13 +51,13 @@ func benchHandled(o flux.Object, token string) flux.Object {
 // "handled and Ready" observation at the end of the stream, and Finished
 // asked only when a Step decided nothing. It returns how many observations
 // were fed.
-func benchWalk(objs []flux.Object, batch int) (int, error) {
+func benchWalk(objs []flux.Object, batch int, opts Options) (int, error) {
 	byID := make(map[tiers.ID]flux.Object, len(objs))
 	for _, o := range objs {
 		byID[o.ID] = o
 	}
 	now := time.Date(2026, 9, 5, 3, 0, 0, 0, time.UTC)
-	w := NewWalker(Options{}, now)
+	w := NewWalker(opts, now)
 	w.ObserveSource(benchSource, benchRevision)
 	stream := append([]flux.Object(nil), objs...)
 	fed := 0
@@ -109,17 +109,23 @@ func BenchmarkWalkerEvents(b *testing.B) {
 		name         string
 		depth, width int
 		batch        int
+		fed          bool // one node in a hundred named slow (Options.Slow)
 	}{
 		{name: "batched/n=5000", depth: 50, width: 100, batch: 0},
 		{name: "per-event/n=1250", depth: 25, width: 50, batch: 1},
 		{name: "per-event/n=5000", depth: 50, width: 100, batch: 1},
+		{name: "per-event/fed/n=5000", depth: 50, width: 100, batch: 1, fed: true},
 	} {
 		objs := benchObjects(benchgraph.Generate(benchgraph.Spec{Depth: bc.depth, Width: bc.width, FanIn: 2, Seed: 1}))
+		var opts Options
+		if bc.fed {
+			opts.Slow = everyHundredth(objs)
+		}
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			events := 0
 			for b.Loop() {
-				n, err := benchWalk(objs, bc.batch)
+				n, err := benchWalk(objs, bc.batch, opts)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -133,15 +139,28 @@ func BenchmarkWalkerEvents(b *testing.B) {
 
 // TestBenchWalkFinishes keeps the benchmark's driver honest on a small
 // graph: the walk ends with every node Ready after one mutation each.
+// A fed walk (Options.Slow) ends the same way.
 func TestBenchWalkFinishes(t *testing.T) {
-	for _, batch := range []int{0, 1, 7} {
-		g := benchgraph.Generate(benchgraph.Spec{Depth: 4, Width: 3, FanIn: 2, SkipEdges: 2, Seed: 2})
-		fed, err := benchWalk(benchObjects(g), batch)
-		if err != nil {
-			t.Fatalf("batch %d: %v", batch, err)
-		}
-		if fed != 2*len(g.Nodes) {
-			t.Fatalf("batch %d: fed %d observations, want %d", batch, fed, 2*len(g.Nodes))
+	g := benchgraph.Generate(benchgraph.Spec{Depth: 4, Width: 3, FanIn: 2, SkipEdges: 2, Seed: 2})
+	objs := benchObjects(g)
+	for _, opts := range []Options{{}, {Slow: everyHundredth(objs)}} {
+		for _, batch := range []int{0, 1, 7} {
+			fed, err := benchWalk(objs, batch, opts)
+			if err != nil {
+				t.Fatalf("batch %d, %d slow: %v", batch, len(opts.Slow), err)
+			}
+			if fed != 2*len(g.Nodes) {
+				t.Fatalf("batch %d, %d slow: fed %d observations, want %d", batch, len(opts.Slow), fed, 2*len(g.Nodes))
+			}
 		}
 	}
+}
+
+// everyHundredth names one node in a hundred slow, the first included.
+func everyHundredth(objs []flux.Object) map[tiers.ID]string {
+	slow := map[tiers.ID]string{}
+	for i := 0; i < len(objs); i += 100 {
+		slow[objs[i].ID] = "Delay/" + objs[i].ID.Name
+	}
+	return slow
 }

@@ -1,8 +1,8 @@
 package wait
 
 import (
+	"container/heap"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/kubestandup/standup/pkg/flux"
@@ -69,7 +69,11 @@ func (w *Walker) hold(now time.Time, id tiers.ID, st *nodeState) bool {
 		delete(w.granted, id)
 		return false
 	}
-	w.held[id] = struct{}{}
+	if _, ok := w.held[id]; !ok {
+		w.held[id] = struct{}{}
+		heap.Push(&w.heldQ, id)
+		w.heldNow = append(w.heldNow, id)
+	}
 	if st.heldAt.IsZero() {
 		st.heldAt = now
 	}
@@ -79,7 +83,8 @@ func (w *Walker) hold(now time.Time, id tiers.ID, st *nodeState) bool {
 // grant requests, while the controller's queue has room, the held
 // Kustomizations with the highest rank, in rank order: the controller
 // serves them in the order they are asked. It reports whether it picked
-// any; what their steps touch is left to the next stepTouched.
+// any; what their steps touch is left to the next stepTouched. The queue
+// is a heap, so a Step costs the log of what is held, not all of it.
 func (w *Walker) grant(now time.Time) ([]Action, bool) {
 	if len(w.held) == 0 {
 		return nil, false
@@ -88,28 +93,25 @@ func (w *Walker) grant(now time.Time) ([]Action, bool) {
 	if w.stalled(now) {
 		room = len(w.held)
 	}
-	if room <= 0 {
-		return nil, false
-	}
-	ids := make([]tiers.ID, 0, len(w.held))
-	for id := range w.held {
-		if st, ok := w.nodes[id]; !ok || st.phase != PhasePending {
-			delete(w.held, id) // it moved on without standup's request
-			continue
-		}
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, w.byRank)
 	var actions []Action
-	for _, id := range ids[:min(room, len(ids))] {
+	picked := 0
+	for picked < room && w.heldQ.Len() > 0 {
+		id := heap.Pop(&w.heldQ).(tiers.ID)
+		if _, ok := w.held[id]; !ok {
+			continue // granted or forgotten since it was queued
+		}
 		delete(w.held, id)
+		st, ok := w.nodes[id]
+		if !ok || st.phase != PhasePending {
+			continue // it moved on without standup's request
+		}
+		picked++
 		w.granted[id] = struct{}{}
-		st := w.nodes[id]
 		a, wake := w.stepNode(now, id, w.objs[id], st)
 		actions = append(actions, a...)
 		w.schedule(id, st, wake)
 	}
-	return actions, len(ids) > 0
+	return actions, picked > 0
 }
 
 // stalled reports whether kustomize-controller has taken up none of the
@@ -130,6 +132,23 @@ func (w *Walker) stalled(now time.Time) bool {
 		}
 	}
 	return false
+}
+
+// heldQueue is the held Kustomizations, highest rank first (byRank); an
+// entry no longer held is skipped when it comes up.
+type heldQueue struct {
+	ids []tiers.ID
+	w   *Walker
+}
+
+func (q heldQueue) Len() int           { return len(q.ids) }
+func (q heldQueue) Less(i, j int) bool { return q.w.byRank(q.ids[i], q.ids[j]) < 0 }
+func (q heldQueue) Swap(i, j int)      { q.ids[i], q.ids[j] = q.ids[j], q.ids[i] }
+func (q *heldQueue) Push(x any)        { q.ids = append(q.ids, x.(tiers.ID)) }
+func (q *heldQueue) Pop() any {
+	id := q.ids[len(q.ids)-1]
+	q.ids = q.ids[:len(q.ids)-1]
+	return id
 }
 
 // byRank orders the highest rank first, then the earlier tier, then IDs.
@@ -175,14 +194,20 @@ func (w *Walker) rankNodes() {
 		}
 		w.rank[id] = weight + after
 	}
+	heap.Init(&w.heldQ) // the ranks it was ordered by may have changed
 }
 
-// noteHeld tells, once, why each Kustomization still held waits. It runs
-// after grant, so a node held and granted in one Step never shows it.
+// noteHeld tells why each Kustomization held in this Step waits, once:
+// it runs after grant, so a node held and granted in one Step never
+// shows it, and a node still held says nothing new.
 func (w *Walker) noteHeld(now time.Time) {
-	for id := range w.held {
+	for _, id := range w.heldNow {
+		if _, still := w.held[id]; !still {
+			continue
+		}
 		if st, ok := w.nodes[id]; ok {
 			w.note(now, id, st, "Queued", fmt.Sprintf("dependencies ready; held until kustomize-controller takes up earlier requests (it keeps %d waiting; slow chains go first)", FeedAhead))
 		}
 	}
+	w.heldNow = w.heldNow[:0]
 }

@@ -320,7 +320,7 @@ func (d deadlockSetup) repaired(b *testing.B, env benchEnv, scenario string, run
 // its flags and seeds the deadlock into it.
 func deadlockWorld(b *testing.B, env benchEnv, args ...string) (*testenv.World, *testenv.RuntimeCRDOperator) {
 	b.Helper()
-	w := testenv.New(b, env.worldOptions(args...))
+	w := benchWorld(b, env.worldOptions(args...))
 	op, err := seedDeadlock(context.Background(), w)
 	if err != nil {
 		b.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fluxcd/cli-utils/pkg/flowcontrol"
+
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -117,9 +119,26 @@ func (env benchEnv) name(scenario string) string {
 }
 
 // worldOptions are a world's options: kustomize-controller with args added
-// to its default flags, untarring in BENCH_CONTROLLER_TMPDIR when set.
+// to its default flags, untarring in BENCH_CONTROLLER_TMPDIR when set, on
+// an API server with priority and fairness, as a cluster's.
 func (env benchEnv) worldOptions(args ...string) testenv.Options {
-	return testenv.Options{ControllerArgs: args, ControllerTempDir: env.controllerTmp}
+	return testenv.Options{ControllerArgs: args, ControllerTempDir: env.controllerTmp, PriorityAndFairness: true}
+}
+
+// benchWorld starts a world and checks that its API server answers as a
+// cluster's does: with API priority and fairness, for which Flux's
+// controllers turn their own rate limit off (the check is theirs:
+// fluxcd/pkg/runtime/client.GetConfigOrDie). Without it a cold start of
+// hundreds of Kustomizations is paced by kustomize-controller's
+// --kube-api-qps, which no cluster since Kubernetes 1.20 does.
+func benchWorld(b *testing.B, opts testenv.Options) *testenv.World {
+	b.Helper()
+	w := testenv.New(b, opts)
+	on, err := flowcontrol.IsEnabled(context.Background(), w.Config)
+	if err != nil || !on {
+		b.Fatalf("bench world: API priority and fairness is not on (%v): kustomize-controller would pace itself at --kube-api-qps as no cluster does", err)
+	}
+	return w
 }
 
 // capOf is the cap of a generated scenario's contenders.
@@ -190,7 +209,7 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 // plus args, and the Delay controller, for the generated scenarios.
 func graphWorld(b *testing.B, env benchEnv, args ...string) *testenv.World {
 	b.Helper()
-	w := testenv.New(b, env.worldOptions(args...))
+	w := benchWorld(b, env.worldOptions(args...))
 	if err := w.StartDelayController().Err(); err != nil {
 		b.Fatal(err)
 	}

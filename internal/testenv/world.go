@@ -48,6 +48,15 @@ type Options struct {
 	// APIServerFlags ("--name=value") are set on kube-apiserver's command
 	// line from the start, as StartAPIServer sets them on a restart.
 	APIServerFlags []string
+	// PriorityAndFairness serves API priority and fairness, as every
+	// cluster has since Kubernetes 1.20. Flux's controllers ask at start
+	// (fluxcd/pkg/runtime/client.GetConfigOrDie) and, finding it, turn
+	// their client-side rate limit off; without it kustomize-controller
+	// writes at most --kube-api-qps (50) requests a second per kind, which
+	// a cold start of a few hundred Kustomizations (a dozen status writes
+	// each) reaches. Benchmarks need a cluster's behaviour; tests leave it
+	// off for a quicker start (leanAPIServer).
+	PriorityAndFairness bool
 	// Helm makes it a world of helm-controller too: the API server serves
 	// HelmReleases, HelmCharts and HelmRepositories, helm-controller runs
 	// beside kustomize-controller (unless NoController), and the world
@@ -61,12 +70,13 @@ type Options struct {
 // controlPlane is opts without the controllers: what a Pool's worlds of
 // the same control plane share, whichever controllers each test runs.
 func (opts Options) controlPlane() Options {
-	return Options{NoController: true, APIAudit: opts.APIAudit, APIServerFlags: slices.Clone(opts.APIServerFlags), Helm: opts.Helm}
+	return Options{NoController: true, APIAudit: opts.APIAudit, APIServerFlags: slices.Clone(opts.APIServerFlags), Helm: opts.Helm,
+		PriorityAndFairness: opts.PriorityAndFairness}
 }
 
 // planeKey names opts' control plane for Pool.
 func (opts Options) planeKey() string {
-	return fmt.Sprintf("audit=%v flags=%q helm=%v", opts.APIAudit, opts.APIServerFlags, opts.Helm)
+	return fmt.Sprintf("audit=%v flags=%q helm=%v apf=%v", opts.APIAudit, opts.APIServerFlags, opts.Helm, opts.PriorityAndFairness)
 }
 
 // World is one running test world. Every World has its own temporary
@@ -219,7 +229,7 @@ func (w *World) startControlPlane(opts Options) error {
 	}
 	// The first kube-apiserver drains as every restarted one does (see
 	// StartAPIServer): a fault test that stops it sees the same server.
-	flags := append(append([]string{"--shutdown-send-retry-after=true"}, leanAPIServer()...), opts.APIServerFlags...)
+	flags := append(append([]string{"--shutdown-send-retry-after=true"}, leanAPIServer(opts.PriorityAndFairness)...), opts.APIServerFlags...)
 	if opts.APIAudit {
 		audit, err := w.auditFlags()
 		if err != nil {
@@ -315,17 +325,20 @@ func (w *World) CreateNamespace(ctx context.Context, name string) error {
 // use (core, apps, RBAC, CRDs, leases, events, and the groups
 // kube-apiserver's own admission and bootstrap controllers watch), without
 // batch, autoscaling, policy, certificates, flow control (API priority and
-// fairness off: a test world's few clients need no queues) or dynamic
-// resource allocation. Each start serves and publishes fewer APIs: about a
-// second less of CPU and of wall time per start, and the suite starts
-// kube-apiserver some forty-five times. A test that needs another group
-// gets them all back with APIServerFlags "--runtime-config=api/all=true".
-func leanAPIServer() []string {
+// fairness off unless apf: a test world's few clients need no queues) or
+// dynamic resource allocation. Each start serves and publishes fewer APIs:
+// about a second less of CPU and of wall time per start, and the suite
+// starts kube-apiserver some forty-five times. A test that needs another
+// group gets them all back with APIServerFlags "--runtime-config=api/all=true".
+func leanAPIServer(apf bool) []string {
 	groups := []string{"api/v1", "apiregistration.k8s.io/v1", "apiextensions.k8s.io/v1", "admissionregistration.k8s.io/v1",
 		"apps/v1", "authentication.k8s.io/v1", "authorization.k8s.io/v1", "rbac.authorization.k8s.io/v1",
 		"coordination.k8s.io/v1", "events.k8s.io/v1", "discovery.k8s.io/v1", "networking.k8s.io/v1",
 		"node.k8s.io/v1", "scheduling.k8s.io/v1", "storage.k8s.io/v1"}
-	return []string{"--enable-priority-and-fairness=false", "--runtime-config=api/all=false," + strings.Join(groups, "=true,") + "=true"}
+	if apf {
+		groups = append(groups, "flowcontrol.apiserver.k8s.io/v1")
+	}
+	return []string{fmt.Sprintf("--enable-priority-and-fairness=%v", apf), "--runtime-config=api/all=false," + strings.Join(groups, "=true,") + "=true"}
 }
 
 func orDefault(s, def string) string {

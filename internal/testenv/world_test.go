@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fluxcd/cli-utils/pkg/flowcontrol"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -164,4 +165,25 @@ func TestSeedFixedLayoutConverges(t *testing.T) {
 		t.Fatalf("StorageProfile/longhorn-vm not applied: %v", err)
 	}
 	t.Logf("control plane started in %s", w.StartupTime)
+}
+
+// TestPriorityAndFairnessAsFluxSeesIt: a world's API server answers Flux's
+// own check for API priority and fairness (the one kustomize-controller
+// makes at start to turn its client-side rate limit off) as a cluster's
+// does only with Options.PriorityAndFairness; the lean default does not.
+func TestPriorityAndFairnessAsFluxSeesIt(t *testing.T) {
+	for _, apf := range []bool{false, true} {
+		t.Run(fmt.Sprintf("apf=%v", apf), func(t *testing.T) {
+			w := worlds.Get(t, Options{NoController: true, PriorityAndFairness: apf})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			on, err := flowcontrol.IsEnabled(ctx, w.Config)
+			if err != nil {
+				t.Fatalf("flowcontrol.IsEnabled: %v", err)
+			}
+			if on != apf {
+				t.Errorf("API priority and fairness seen by Flux's check: %v, want %v", on, apf)
+			}
+		})
+	}
 }

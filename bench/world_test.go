@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/fluxcd/cli-utils/pkg/flowcontrol"
-
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"

@@ -29,7 +29,7 @@ const hrChainLength = 5
 func BenchmarkHelmChain5(b *testing.B) {
 	env := newBenchEnv(b)
 	ctx := context.Background()
-	w := benchWorld(b, testenv.Options{Helm: true, PriorityAndFairness: true})
+	w := benchWorld(b, testenv.Options{Helm: true})
 	if _, err := w.PublishChart("../internal/testenv/testdata/charts/plain"); err != nil {
 		b.Fatal(err)
 	}

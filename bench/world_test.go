@@ -118,20 +118,20 @@ func (env benchEnv) name(scenario string) string {
 }
 
 // worldOptions are a world's options: kustomize-controller with args added
-// to its default flags, untarring in BENCH_CONTROLLER_TMPDIR when set, on
-// an API server with priority and fairness, as a cluster's.
+// to its default flags, untarring in BENCH_CONTROLLER_TMPDIR when set.
 func (env benchEnv) worldOptions(args ...string) testenv.Options {
-	return testenv.Options{ControllerArgs: args, ControllerTempDir: env.controllerTmp, PriorityAndFairness: true}
+	return testenv.Options{ControllerArgs: args, ControllerTempDir: env.controllerTmp}
 }
 
-// benchWorld starts a world and checks that its API server answers as a
-// cluster's does: with API priority and fairness, for which Flux's
-// controllers turn their own rate limit off (the check is theirs:
-// fluxcd/pkg/runtime/client.GetConfigOrDie). Without it a cold start of
+// benchWorld starts a world of opts whose API server serves API priority
+// and fairness, as a cluster's does, and checks it with Flux's own check
+// (fluxcd/pkg/runtime/client.GetConfigOrDie), on which Flux's controllers
+// turn their client-side rate limit off. Without it a cold start of
 // hundreds of Kustomizations is paced by kustomize-controller's
 // --kube-api-qps, which no cluster since Kubernetes 1.20 does.
 func benchWorld(b *testing.B, opts testenv.Options) *testenv.World {
 	b.Helper()
+	opts.PriorityAndFairness = true
 	w := testenv.New(b, opts)
 	on, err := flowcontrol.IsEnabled(context.Background(), w.Config)
 	if err != nil || !on {

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/internal/benchgraph"
+	"github.com/kubestandup/standup/internal/ciskip"
 	"github.com/kubestandup/standup/internal/testenv"
 )
 
@@ -74,7 +75,7 @@ func (env benchEnv) takes(c string) bool {
 func newBenchEnv(b *testing.B) benchEnv {
 	b.Helper()
 	if _, err := testenv.AssetsDir(); err != nil && os.Getenv("CI") == "" {
-		b.Skipf("test world unavailable (run scripts/testenv.sh): %v", err)
+		ciskip.Skipf(b, "test world unavailable (run scripts/testenv.sh): %v", err)
 	}
 	env := benchEnv{
 		runs: envInt(b, "BENCH_RUNS", 3), graphCap: envDuration(b, "BENCH_CAP", 10*time.Minute),

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubestandup/standup/internal/ciskip"
 )
 
 func testValues(command, flag string) []string {
@@ -35,7 +37,7 @@ func TestCompletionScriptsParse(t *testing.T) {
 				}
 			}
 			if _, err := exec.LookPath(shell); err != nil {
-				t.Skipf("%s is not installed: syntax not checked", shell)
+				ciskip.Skipf(t, "%s is not installed: syntax not checked", shell)
 			}
 			if out, err := exec.Command(shell, "-n", "-c", script).CombinedOutput(); err != nil {
 				t.Fatalf("%s -n: %v\n%s\n%s", shell, err, out, script)
@@ -107,7 +109,7 @@ func TestShellsComplete(t *testing.T) {
 	for _, shell := range Shells() {
 		t.Run(shell, func(t *testing.T) {
 			if _, err := exec.LookPath(shell); err != nil {
-				t.Skipf("%s is not installed", shell)
+				ciskip.Skipf(t, "%s is not installed", shell)
 			}
 			script, err := Completion(shell, "standup", testApp(), testValues)
 			if err != nil {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubestandup/standup/internal/ciskip"
 )
 
 // file makes one kind of file in dir and returns its path.
@@ -27,7 +29,7 @@ func regular(content string) file {
 func fifo(t *testing.T, dir string) string {
 	path := filepath.Join(dir, "x.yaml")
 	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		ciskip.Skipf(t, "mkfifo: %v", err)
 	}
 	return path
 }

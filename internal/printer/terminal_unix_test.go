@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/kubestandup/standup/internal/ciskip"
 )
 
 // TestNewWalkPrinterOnATerminal: on a real terminal (a pseudo-terminal),
@@ -67,7 +68,7 @@ func openPTY(t *testing.T, cols, rows uint16) *os.File {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+		ciskip.Skipf(t, "no pseudo-terminal: %v", err)
 	}
 	t.Cleanup(func() { _ = tty.Close(); _ = ptmx.Close() })
 	if err := pty.Setsize(ptmx, &pty.Winsize{Cols: cols, Rows: rows}); err != nil {
@@ -94,7 +95,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestLiveWalkOnAPseudoTerminal(t *testing.T) {
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
+		ciskip.Skipf(t, "no pseudo-terminal: %v", err)
 	}
 	defer ptmx.Close()
 	if err := pty.Setsize(ptmx, &pty.Winsize{Cols: 80, Rows: 24}); err != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubestandup/standup/internal/ciskip"
 	"github.com/kubestandup/standup/internal/sarifcheck"
 )
 
@@ -131,10 +132,7 @@ func TestCorpus(t *testing.T) {
 	}
 	dir := corpusDir()
 	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.md")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("corpus missing at %s (CI is set): %v", dir, err)
-		}
-		t.Skipf("corpus missing at %s: %v", dir, err)
+		ciskip.Skipf(t, "corpus missing at %s: %v", dir, err)
 	}
 	entries := readManifest(t, dir)
 	listed := map[string]bool{}

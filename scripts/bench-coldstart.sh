@@ -42,6 +42,7 @@
 #                        NAME-tmpfs, tables and doc markers alike
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/doclib.sh
 
 mode=full write_doc=0 background=0
 args=()
@@ -83,16 +84,15 @@ assets=$(bash scripts/testenv.sh)
 export KUBEBUILDER_ASSETS="$assets"
 pattern="${BENCH_PATTERN:-Coldstart|Chain5}"
 runs="${BENCH_RUNS:-3}"
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=""
 # The tables this script writes are output, not what is measured.
-git diff --quiet HEAD -- . ':!docs/benchmarks.md' 2>/dev/null || dirty=" (with uncommitted changes)"
+commit=$(commit_line)
+machine=$(machine_line)
 echo "bench: $mode mode, KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS BENCH_RUNS=$runs BENCH_OUT=$BENCH_OUT" >&2
-echo "bench: standup at $commit$dirty" >&2
-load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+echo "bench: standup at $commit on $machine" >&2
+load_before=$(load_average)
 status=0
 go test -run '^$' -bench "$pattern" -benchtime 1x -timeout 6h ${args[@]+"${args[@]}"} ./bench/ | tee "$BENCH_OUT/go-test.txt" || status=$?
-load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+load_after=$(load_average)
 echo
 scenarios="uniform uneven deadlock scale"
 [ -n "${BENCH_CONTROLLER_TMPDIR:-}" ] && scenarios="uniform-tmpfs uneven-tmpfs deadlock-tmpfs scale-tmpfs"
@@ -109,38 +109,37 @@ stamp() {
   [ "${1%-tmpfs}" = deadlock ] && what="${BENCH_DEADLOCK_RUNS:-$runs} run(s), the stuck contenders capped at ${BENCH_DEADLOCK_CAP:-5m}"
   [ "$1" = chain5 ] && what="one run of each chain, whatever the mode"
   local env="BENCH_PATTERN='$pattern'$knobs"
-  printf 'Measured at `%s`%s on %s with `%s scripts/bench-coldstart.sh %s --write-doc` (%s mode: %s; load average %s before, %s after).' \
-    "$commit" "$dirty" "$(date -u +%Y-%m-%d)" "$env" "$mode" "$mode" "$what" "$load_before" "$load_after"
+  printf 'Measured at %s on %s with `%s scripts/bench-coldstart.sh %s --write-doc` (%s mode: %s; %s; load average %s before, %s after). Raw: [data/coldstart-%s.tsv](data/coldstart-%s.tsv).' \
+    "$commit" "$(date -u +%Y-%m-%d)" "$env" "$mode" "$mode" "$what" "$machine" "$load_before" "$load_after" "$1" "$1"
 }
 
 # splice NAME FILE: replace the lines between NAME's markers in the doc with
-# FILE, the stamp under its heading.
+# FILE, the stamp under its heading, and keep the run's raw measurements of
+# NAME beside the doc (docs/data/coldstart-NAME.tsv), so that the table can
+# be derived again.
 splice() {
-  local name="$1" file="$2" doc=docs/benchmarks.md
-  if ! grep -q "^<!-- bench:$name begin -->" "$doc"; then
-    echo "bench: $doc has no <!-- bench:$name begin --> marker; $name not written" >&2
-    return
-  fi
-  local body
+  local name="$1" file="$2" body
   body=$(mktemp)
   if head -n1 "$file" | grep -q '^### '; then
     { head -n1 "$file"; echo; stamp "$name"; echo; tail -n +2 "$file"; } >"$body"
   else
     { stamp "$name"; echo; echo; cat "$file"; } >"$body"
   fi
-  awk -v name="$name" -v body="$body" '
-    $0 == "<!-- bench:" name " begin -->" { print; while ((getline line < body) > 0) print line; skip = 1; next }
-    $0 == "<!-- bench:" name " end -->" { skip = 0 }
-    !skip { print }
-  ' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
+  splice_doc docs/benchmarks.md "bench:$name" "$body" || true
   rm -f "$body"
-  echo "bench: $doc: $name written" >&2
+  mkdir -p docs/data
+  { printf '# %s scripts/bench-coldstart.sh %s at %s on %s\n' "BENCH_PATTERN='$pattern'$knobs" "$mode" "$commit" "$machine"
+    grep -P "^$name\t" "$BENCH_OUT/raw.txt" 2>/dev/null || true; } >"docs/data/coldstart-$name.tsv"
 }
 
 if [ "$write_doc" = 1 ]; then
   for f in $scenarios chain5; do
     [ -f "$BENCH_OUT/$f.md" ] && splice "$f" "$BENCH_OUT/$f.md"
   done
+  # The goals table is read from the blocks just written and the others.
+  goals=$(mktemp)
+  go run ./internal/benchdoc/goaltable docs/benchmarks.md >"$goals" && splice_doc docs/benchmarks.md bench:goals "$goals"
+  rm -f "$goals"
 fi
 echo "bench: tables and raw measurements in $BENCH_OUT" >&2
 exit "$status"

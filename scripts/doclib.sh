@@ -16,15 +16,14 @@ load_average() {
   cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown
 }
 
-# commit_line: the short commit, with " (with uncommitted changes)" when the
-# tree differs from it outside the docs/ files a script writes.
+# commit_line: the short commit as a code span, followed by " (with
+# uncommitted changes)" when the tree differs from it outside docs/ and the
+# README, which the scripts write.
 commit_line() {
   local c
   c=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-  if ! git diff --quiet HEAD -- . ':!docs' 2>/dev/null; then
-    c="$c (with uncommitted changes)"
-  fi
-  printf '%s' "$c"
+  printf '`%s`' "$c"
+  git diff --quiet HEAD -- . ':!docs' ':!README.md' 2>/dev/null || printf ' (with uncommitted changes)'
 }
 
 # splice_doc DOC NAME FILE: replace the lines between DOC's

@@ -74,7 +74,7 @@ column -t -s $'\t' "$raw" 2>/dev/null || cat "$raw"
 if [[ "$write_doc" = 1 ]]; then
 	body=$(mktemp)
 	{
-		printf 'Measured at `%s` on %s with `%s%sscripts/fuzz.sh --write-doc` (%s; %s each, %s; load average %s before, %s after). Raw: [data/fuzz.tsv](data/fuzz.tsv).\n\n' \
+		printf 'Measured at %s on %s with `%s%sscripts/fuzz.sh --write-doc` (%s; %s each, %s; load average %s before, %s after). Raw: [data/fuzz.tsv](data/fuzz.tsv).\n\n' \
 			"$(commit_line)" "$(date -u +%Y-%m-%d)" "${FUZZTIME:+FUZZTIME=$FUZZTIME }" "${FUZZPARALLEL:+FUZZPARALLEL=$FUZZPARALLEL }" \
 			"$(machine_line)" "$fuzztime" "${FUZZPARALLEL:-$(nproc)} worker(s)" "$load_before" "$load_after"
 		echo '| target | package | result | executions | new interesting inputs |'

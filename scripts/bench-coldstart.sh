@@ -19,7 +19,9 @@
 #                 tables (about 2 hours). The default mode.
 #   --write-doc   replace each scenario's table in docs/benchmarks.md (between
 #                 its <!-- bench:NAME begin/end --> markers) with this run's,
-#                 stamped with the commit, the mode and the command
+#                 stamped with the commit, the mode and the command; then
+#                 the goals table built from the blocks, and the README's
+#                 summary (<!-- bench:summary begin/end -->) likewise
 #   --background  run detached (nohup), logging to $BENCH_OUT/log; prints the
 #                 pid and where to look
 #
@@ -139,6 +141,8 @@ if [ "$write_doc" = 1 ]; then
   # The goals table is read from the blocks just written and the others.
   goals=$(mktemp)
   go run ./internal/benchdoc/goaltable docs/benchmarks.md >"$goals" && splice_doc docs/benchmarks.md bench:goals "$goals"
+  # So is the README's summary, the median of every contender on every graph.
+  go run ./internal/benchdoc/summarytable docs/benchmarks.md >"$goals" && splice_doc README.md bench:summary "$goals"
   rm -f "$goals"
 fi
 echo "bench: tables and raw measurements in $BENCH_OUT" >&2

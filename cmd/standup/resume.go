@@ -2,18 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kubestandup/standup/internal/printer"
-	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
-	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
@@ -73,24 +67,9 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 }
 
 func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []string, streams Streams) error {
-	kinds, err := flux.ParseKinds(opts.Kinds.Value())
-	if err != nil {
-		return usageErrorf("--kinds: %v", err)
-	}
-	names, err := resumeNames(args)
+	in, err := readResumeInput(ctx, opts, args)
 	if err != nil {
 		return err
-	}
-	bundle, err := crds.LoadBundleOrDefault(opts.CRDs)
-	if err != nil {
-		return err
-	}
-	triggers, err := loadTriggers(ctx, opts.Config)
-	if err != nil {
-		return err
-	}
-	if opts.RepoRoot != "" && opts.Path == "" {
-		return usageErrorf("--repo-root is read only with --path: name the checkout's directory with --path, or leave --repo-root out")
 	}
 	cl, err := connect(ctx, g)
 	if err != nil {
@@ -100,88 +79,21 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if err != nil {
 		return err
 	}
-	objs, kinds, err := listWalked(ctx, cl, kinds, opts.KindsSet, streams)
+	objs, kinds, err := listWalked(ctx, cl, in.kinds, opts.KindsSet, streams)
 	if err != nil {
 		return err
 	}
-	sel := tiers.Selection{Namespace: g.Namespace, Only: append(opts.Only.Value(), names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
+	sel := tiers.Selection{Namespace: g.Namespace, Only: append(opts.Only.Value(), in.names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
 	if err := checkSelection(objs, sel, g.Prog); err != nil {
 		return err
 	}
 	walkOpts := wait.Options{
-		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || bundle == nil,
+		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || in.bundle == nil,
 		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: sel,
-		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: triggers, Kinds: kinds, Slow: slow,
+		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: in.triggers, Kinds: kinds, Slow: slow,
 	}
 	if opts.DryRun {
 		return printPlan(ctx, cl, objs, walkOpts, g.Output, streams)
 	}
-	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: g.Output, Quiet: g.Quiet, NoColor: g.NoColor})
-	loop := &wait.Loop{
-		Dynamic: cl.Dynamic, Client: cl.Client, Options: walkOpts,
-		Bundle: bundle, OnEvent: out.Event,
-	}
-	summary, err := loop.Run(ctx)
-	out.Close(summary)
-	if g.Verbose {
-		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
-	}
-	return walkError(summary, err)
-}
-
-// slowFromCheckout renders the checkout of --path, when given, for the
-// Kustomizations whose reconcile waits on a controller
-// (audit.SlowReconciles). It is a hint for the walk's order: a
-// Kustomization that does not render gets none, and the live graph, not
-// the checkout, is what the walk follows.
-func slowFromCheckout(ctx context.Context, path, repoRoot string, quiet bool, streams Streams) (map[tiers.ID]string, error) {
-	if path == "" {
-		return nil, nil
-	}
-	res, err := render.Load(ctx, render.Options{Path: path, RepoRoot: repoRoot})
-	if err != nil {
-		return nil, fmt.Errorf("--path: %w", err)
-	}
-	slow := audit.SlowReconciles(res)
-	n := countKustomizations(res.Objects)
-	// The render's garbage (every build's files and resource maps) would
-	// otherwise stay mapped while the walk's informers grow beside it: hand
-	// it back before the walk, so that the process peaks at the larger of
-	// the two, not their sum.
-	debug.FreeOSMemory()
-	if !quiet {
-		fmt.Fprintf(streams.Err, "checkout %s: %d of %d Kustomizations wait on a controller; their chains go first when kustomize-controller is busy\n",
-			path, len(slow), n)
-	}
-	return slow, nil
-}
-
-func countKustomizations(objs []flux.Object) int {
-	n := 0
-	for _, o := range objs {
-		if o.ID.Kind == flux.KindKustomization {
-			n++
-		}
-	}
-	return n
-}
-
-// resumeNames reads `resume [ks|hr] NAME...`: the names are --only's, and
-// a leading kind word is accepted as flux resume takes it.
-func resumeNames(args []string) ([]string, error) {
-	if len(args) == 0 {
-		return nil, nil
-	}
-	if kind, ok := flux.ParseKind(args[0]); ok {
-		args = args[1:]
-		if len(args) == 0 {
-			return nil, usageErrorf("resume %s: name the %ss to walk (NAME or NAMESPACE/NAME), or give no kind word to walk them all", args0Word(kind), kind)
-		}
-	}
-	for _, a := range args {
-		if strings.Count(a, "/") > 1 || strings.HasPrefix(a, "/") || strings.HasSuffix(a, "/") {
-			return nil, usageErrorf("resume: %q is not NAME or NAMESPACE/NAME", a)
-		}
-	}
-	return args, nil
+	return walk(ctx, g, cl, in.bundle, walkOpts, streams)
 }

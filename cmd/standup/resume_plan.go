@@ -44,14 +44,6 @@ func listWalked(ctx context.Context, cl *cluster, kinds []string, explicit bool,
 	return append(objs, hrs...), kinds, nil
 }
 
-// args0Word is the kind word flux's CLI takes for kind.
-func args0Word(kind string) string {
-	if kind == flux.KindHelmRelease {
-		return "hr"
-	}
-	return "ks"
-}
-
 // checkSelection refuses --only, --from and --exclude names (and resume's
 // positional names) that match no Kustomization, before anything is done;
 // the refusal points at prog's tiers command.

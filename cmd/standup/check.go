@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -51,14 +50,8 @@ func runCheck(ctx context.Context, g globalOptions, opts checkOptions, streams S
 		return err
 	}
 	report := check.Evaluate(facts, opts.Ready)
-	if g.Output == "json" {
-		enc := json.NewEncoder(streams.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			return err
-		}
-	} else {
-		printer.PrintCheck(streams.Out, report, printer.NewStyles(streams.Out, useColor(g, streams.Out)))
+	if err := printer.PrintCheck(streams.Out, g.Output, report, printer.Options{Color: useColor(g, streams.Out)}); err != nil {
+		return err
 	}
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())

@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -8,9 +9,51 @@ import (
 	"github.com/kubestandup/standup/pkg/check"
 )
 
-// PrintCheck writes the checklist of `standup check` for people: one line
-// per check, the objects it looked at under it, wrapped at 100 columns.
-func PrintCheck(w io.Writer, r check.Report, st Styles) {
+// checkPrinters are the formats of PrintCheck, default first: the
+// checklist for people, and the report as one indented JSON document
+// (docs/check.md).
+func checkPrinters() []docPrinter[check.Report] {
+	return []docPrinter[check.Report]{
+		{FormatText, func(b *strings.Builder, r check.Report, rc renderContext) error {
+			writeCheckText(b, r, rc.styles())
+			return nil
+		}},
+		{FormatJSON, writer(writeCheckJSON)},
+	}
+}
+
+// CheckFormats returns the formats PrintCheck accepts, default first.
+func CheckFormats() []string { return formatNames(checkPrinters()) }
+
+// PrintCheck writes the report of `standup check` to w in the given format,
+// one of CheckFormats. The output is rendered completely before anything
+// is written, so a failure leaves w untouched.
+func PrintCheck(w io.Writer, format string, r check.Report, opts Options) error {
+	p, err := lookup(checkPrinters(), format)
+	if err != nil {
+		return err
+	}
+	var buf strings.Builder
+	if err := p.write(&buf, r, renderContext{out: w, color: opts.Color}); err != nil {
+		return fmt.Errorf("check %s output: %w", format, err)
+	}
+	if _, err := io.WriteString(w, buf.String()); err != nil {
+		return fmt.Errorf("writing check %s output: %w", format, err)
+	}
+	return nil
+}
+
+// writeCheckJSON writes r as one JSON document indented by two spaces, the
+// schema of docs/check.md.
+func writeCheckJSON(w io.Writer, r check.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// writeCheckText writes the checklist for people: one line per check, the
+// objects it looked at under it, wrapped at 100 columns.
+func writeCheckText(w io.Writer, r check.Report, st Styles) {
 	for _, c := range r.Checks {
 		mark := st.OK.Render("✔")
 		switch c.Status {

@@ -2,6 +2,7 @@ package printer
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -58,12 +59,37 @@ func TestPrintCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			PrintCheck(&b, tt.report, NewStyles(&b, false))
+			if err := PrintCheck(&b, FormatText, tt.report, Options{}); err != nil {
+				t.Fatal(err)
+			}
 			if b.String() != tt.want {
 				t.Errorf("got:\n%s\nwant:\n%s", b.String(), tt.want)
 			}
 		})
 	}
+}
+
+// TestPrintCheckJSON pins the bytes of `check -o json` (docs/check.md):
+// two-space indent, a newline at the end, an empty list as [], a check
+// without items as null, omitted object and diagnosis, and encoding/json's
+// HTML escaping of < > &.
+func TestPrintCheckJSON(t *testing.T) {
+	platform := tiers.ID{Kind: "Kustomization", Namespace: "flux-system", Name: "platform-config"}
+	report := check.Report{SchemaVersion: 1, Checks: []check.Result{
+		{Name: "flux", Status: check.Pass, Summary: "Flux is installed", Items: []check.Item{}},
+		{Name: "bundle", Status: check.Fail, Summary: "bundle: bootstrap/crds is invalid", Items: []check.Item{{Message: "bad.yaml: document 1"}}},
+		{Name: "dry-run", Status: check.Fail, Summary: "dry-run: 1 Kustomization stuck", Items: []check.Item{{
+			Object: &platform, Message: "Kustomization flux-system/platform-config cannot apply: <StorageProfile> & co",
+			Diagnosis: &crds.Diagnosis{Kustomization: platform, Reason: "ReconciliationFailed", Message: "dry-run failed",
+				Missing: []crds.MissingType{{Group: "cdi.kubevirt.io", Kind: "StorageProfile", GroupKnown: true, Versions: []string{"v1beta1"}}}},
+		}}},
+		{Name: "ready", Status: check.Skip, Summary: "ready: no Kustomization named (--ready NAME)"},
+	}}
+	var b bytes.Buffer
+	if err := PrintCheck(&b, FormatJSON, report, Options{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, filepath.Join("testdata", "check.json.golden"), b.Bytes())
 }
 
 func TestWrapText(t *testing.T) {

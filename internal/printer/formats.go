@@ -62,7 +62,7 @@ func registry() map[string]Formats {
 		"crds capture":         {Names: CRDsFormats()},
 		"audit":                {Names: AuditFormats()},
 		"audit --from-cluster": {Names: SkeletonFormats()},
-		"check":                {Names: []string{FormatText, FormatJSON}},
+		"check":                {Names: CheckFormats()},
 		// completion writes a shell script, whatever -o says but json.
 		"completion": {Names: []string{FormatText}},
 	}

@@ -35,7 +35,7 @@ import (
 // applies the built-in rule only.
 func ReadyForDependents(dep, dependent flux.Object, sourceRevision string) (bool, string) {
 	name := dep.ID.NamespacedName()
-	if dep.Ready == nil || dep.Generation != dep.ObservedGeneration || dep.Ready.Status != string(metav1.ConditionTrue) {
+	if !readyAtGeneration(dep) {
 		return false, fmt.Sprintf("dependency '%s' is not ready", name)
 	}
 	if dependent.ID.Kind == flux.KindHelmRelease {
@@ -61,13 +61,38 @@ func ReadyForDependents(dep, dependent flux.Object, sourceRevision string) (bool
 // ExternalArtifact is not compared: helm-controller records a version there
 // that the source's revision does not spell the same way.
 func HelmReleaseReady(obj flux.Object, chartRevision string) bool {
-	if obj.Ready == nil || obj.Generation != obj.ObservedGeneration || obj.Ready.Status != string(metav1.ConditionTrue) {
+	if !readyAtGeneration(obj) {
 		return false
 	}
 	if obj.Chart.Kind != flux.HelmChartKind {
 		return true
 	}
 	return chartRevision != "" && obj.LastAppliedRevision == chartRevision
+}
+
+// readyAtGeneration reports whether obj's Ready condition is True and
+// describes its current spec (metadata.generation equals
+// status.observedGeneration): the check both controllers make of a
+// dependency (checkDependencies), and the first half of every readiness
+// rule here.
+func readyAtGeneration(obj flux.Object) bool {
+	return obj.Ready != nil && obj.Ready.Status == string(metav1.ConditionTrue) && obj.Generation == obj.ObservedGeneration
+}
+
+// classifyReadyTrue classifies an object whose Ready condition is True:
+// Ready at the observed generation, else Waiting for the controller to
+// observe the new one. ok is false when Ready is not True, and the caller
+// classifies by its own rules.
+func classifyReadyTrue(obj flux.Object) (st Status, ok bool) {
+	r := obj.Ready
+	if r == nil || r.Status != string(metav1.ConditionTrue) {
+		return Status{}, false
+	}
+	if !readyAtGeneration(obj) {
+		return Status{State: Waiting, Reason: meta.ProgressingReason, Message: fmt.Sprintf(
+			"generation %d not yet observed (observed %d)", obj.Generation, obj.ObservedGeneration)}, true
+	}
+	return Status{State: Ready, Reason: r.Reason, Message: r.Message}, true
 }
 
 // RequestHandled reports whether kustomize-controller has handled the
@@ -125,14 +150,10 @@ func Classify(obj flux.Object) Status {
 	if obj.ID.Kind == flux.KindHelmRelease {
 		return classifyHelmRelease(obj)
 	}
-	r := obj.Ready
-	if r != nil && r.Status == string(metav1.ConditionTrue) {
-		if obj.Generation != obj.ObservedGeneration {
-			return Status{State: Waiting, Reason: meta.ProgressingReason, Message: fmt.Sprintf(
-				"generation %d not yet observed (observed %d)", obj.Generation, obj.ObservedGeneration)}
-		}
-		return Status{State: Ready, Reason: r.Reason, Message: r.Message}
+	if st, ok := classifyReadyTrue(obj); ok {
+		return st
 	}
+	r := obj.Ready
 	if s := obj.Stalled; s != nil && s.Status == string(metav1.ConditionTrue) && (r == nil || r.Reason == s.Reason) {
 		return Status{State: HardFailure, Reason: s.Reason, Message: s.Message}
 	}
@@ -222,14 +243,10 @@ var sourceNotFoundRE = regexp.MustCompile(`^[a-z]+\.` + regexp.QuoteMeta(sourcev
 //     UpgradeFailed, ArtifactFailed downloading, ValuesError, ...), which
 //     helm-controller retries as the release's remediation says.
 func classifyHelmRelease(obj flux.Object) Status {
-	r := obj.Ready
-	if r != nil && r.Status == string(metav1.ConditionTrue) {
-		if obj.Generation != obj.ObservedGeneration {
-			return Status{State: Waiting, Reason: meta.ProgressingReason, Message: fmt.Sprintf(
-				"generation %d not yet observed (observed %d)", obj.Generation, obj.ObservedGeneration)}
-		}
-		return Status{State: Ready, Reason: r.Reason, Message: r.Message}
+	if st, ok := classifyReadyTrue(obj); ok {
+		return st
 	}
+	r := obj.Ready
 	if s := obj.Stalled; s != nil && s.Status == string(metav1.ConditionTrue) && (r == nil || r.Status == string(metav1.ConditionFalse)) {
 		msg := s.Message
 		if r != nil && r.Message != "" && r.Message != s.Message {

@@ -20,6 +20,7 @@ type tiersOptions struct {
 	AllowMissing bool
 	NoHeaders    bool
 	Kinds        cli.StringSlice
+	KindsSet     bool // --kinds given, not defaulted
 }
 
 func tiersCommand(streams Streams, prog string) *cli.Command {
@@ -35,14 +36,19 @@ func tiersCommand(streams Streams, prog string) *cli.Command {
 			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &opts.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "allow-missing", Destination: &opts.AllowMissing, Usage: "treat dependencies on absent objects as external, with a warning"},
 			&cli.BoolFlag{Name: "no-headers", Destination: &opts.NoHeaders, Usage: "text: leave out the header row"},
-			&cli.StringSliceFlag{Name: "kinds", Destination: &opts.Kinds, Value: cli.NewStringSlice(flux.KindKustomization), Usage: "Flux kinds to graph: ks (Kustomization), hr (HelmRelease), in any case"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &opts.Kinds, Value: cli.NewStringSlice(flux.KindKustomization, flux.KindHelmRelease), Usage: "Flux kinds to graph, the ones resume walks: ks (Kustomization), hr (HelmRelease), in any case"},
 		},
-		Action: func(c *cli.Context) error { return runTiers(c.Context, globals(c), *opts, streams) },
+		Action: func(c *cli.Context) error {
+			opts.KindsSet = c.IsSet("kinds")
+			return runTiers(c.Context, globals(c), *opts, streams)
+		},
 	}, prog,
 		"# the tier order of a git checkout, no cluster needed",
 		"standup tiers --path clusters/prod",
-		"# the live graph with each Kustomization's Ready state, HelmReleases too",
-		"standup tiers --kinds ks,hr",
+		"# the live graph with each Kustomization's and HelmRelease's Ready state",
+		"standup tiers",
+		"# Kustomizations alone",
+		"standup tiers --path clusters/prod --kinds ks",
 		"# the names in tier 2, for a script",
 		"standup tiers --path clusters/prod --no-headers | awk '$1 == 2 {print $2}'",
 		"# a picture of the graph",
@@ -55,7 +61,7 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 	if err != nil {
 		return usageErrorf("--kinds: %v", err)
 	}
-	loaded, err := loadObjects(ctx, g, opts.Path, opts.RepoRoot, kinds)
+	loaded, err := loadObjects(ctx, g, opts.Path, opts.RepoRoot, kinds, opts.KindsSet)
 	if err != nil {
 		return err
 	}

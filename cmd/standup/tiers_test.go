@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -115,7 +116,7 @@ func TestTiersKindsAsFluxWritesThem(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	onlyKs, _, _ := runOffline(t, "tiers", "--path", helm, "-o", "json")
+	onlyKs, _, _ := runOffline(t, "tiers", "--path", helm, "--kinds", "ks", "-o", "json")
 	tests := []struct {
 		kinds    string
 		want     string
@@ -143,6 +144,53 @@ func TestTiersKindsAsFluxWritesThem(t *testing.T) {
 	out, errOut, code := runOffline(t, "tiers", "--path", helm, "--kinds", "hr", "-o", "shell")
 	if code != ExitOK || !strings.Contains(out, "podinfo") || strings.Contains(out, "infrastructure") {
 		t.Errorf("--kinds hr: exit %d, want the HelmReleases alone:\n%s%s", code, out, errOut)
+	}
+}
+
+// TestTiersShowsHelmReleasesByDefault: with no --kinds, tiers graphs what
+// resume walks, Kustomizations and HelmReleases, in every format; --kinds
+// ks narrows it to the Kustomizations, and a checkout without HelmReleases
+// prints what it printed when Kustomizations were the default.
+func TestTiersShowsHelmReleasesByDefault(t *testing.T) {
+	helm := "../../examples/helm/clusters/prod"
+	for _, format := range []string{"text", "json", "yaml", "dot", "mermaid", "shell"} {
+		both, errOut, code := runOffline(t, "tiers", "--path", helm, "--kinds", "ks,hr", "-o", format, "--no-color")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", format, code, errOut)
+		}
+		def, errOut, code := runOffline(t, "tiers", "--path", helm, "-o", format, "--no-color")
+		if code != ExitOK || def != both {
+			t.Errorf("%s: exit %d (%s); with no --kinds the output differs from --kinds ks,hr:\n%s", format, code, errOut, def)
+		}
+	}
+	out, _, _ := runOffline(t, "tiers", "--path", helm, "-o", "json")
+	var doc struct {
+		Tiers []struct {
+			Nodes []struct{ Kind, Namespace, Name string } `json:"nodes"`
+		} `json:"tiers"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var hrs []string
+	for _, tier := range doc.Tiers {
+		for _, n := range tier.Nodes {
+			if n.Kind == "HelmRelease" {
+				hrs = append(hrs, n.Namespace+"/"+n.Name)
+			}
+		}
+	}
+	if got, want := strings.Join(hrs, " "), "infra/cert-manager infra/ingress-nginx web/podinfo"; got != want {
+		t.Errorf("tiers with no flags lists HelmReleases %q, want %q", got, want)
+	}
+	ks, _, _ := runOffline(t, "tiers", "--path", helm, "--kinds", "ks", "--no-color")
+	if strings.Contains(ks, "HelmRelease") || strings.Contains(ks, "podinfo") || !strings.Contains(ks, "flux-system/apps") {
+		t.Errorf("--kinds ks: want the Kustomizations alone:\n%s", ks)
+	}
+	homelab := "../../examples/homelab/clusters/prod"
+	plain, _, _ := runOffline(t, "tiers", "--path", homelab, "--no-color")
+	if onlyKs, _, _ := runOffline(t, "tiers", "--path", homelab, "--kinds", "ks", "--no-color"); plain != onlyKs || strings.Contains(plain, "KIND") {
+		t.Errorf("a checkout without HelmReleases: the default output differs from --kinds ks, or has a KIND column:\n%s", plain)
 	}
 }
 

@@ -45,7 +45,10 @@ func runAuditFromCluster(ctx context.Context, g globalOptions, opts auditOptions
 	for _, crd := range present {
 		live = append(live, audit.ClusterCRDOf(crd))
 	}
-	sk := audit.BuildSkeleton(res, cfg, live, inventories)
+	sk, err := audit.BuildSkeleton(res, cfg, live, inventories)
+	if err != nil {
+		return err
+	}
 	if err := printer.PrintSkeleton(streams.Out, g.Output, sk); err != nil {
 		return err
 	}

@@ -29,5 +29,9 @@ func loadTriggers(ctx context.Context, file string) (crds.Triggers, error) {
 	if err != nil {
 		return nil, err
 	}
-	return audit.RuntimeTriggers(cfg, read, catalog.Default()), nil
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	return audit.RuntimeTriggers(cfg, read, cat), nil
 }

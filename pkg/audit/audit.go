@@ -18,7 +18,7 @@ type Options struct {
 	// (DetectBootstrap); nil for nothing.
 	Bootstrap *Bootstrap
 	// Catalog says what known charts, manifests and operators provide; nil
-	// for catalog.Default().
+	// for catalog.Default(), whose error Audit returns.
 	Catalog *catalog.Catalog
 }
 
@@ -89,7 +89,10 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 	}
 	cat := opts.Catalog
 	if cat == nil {
-		cat = catalog.Default()
+		var err error
+		if cat, err = catalog.Default(); err != nil {
+			return nil, err
+		}
 	}
 	ix := newIndex(res, cfg, opts.Bootstrap, cat)
 	hazards, err := ix.graphHazards()

@@ -137,12 +137,17 @@ type Skeleton struct {
 // and what standup.yaml (cfg, nil for none) declares. inventories maps a
 // live Kustomization to the CRDs its status.inventory lists, so a CRD a
 // Kustomization applied from outside the checkout is not taken for a runtime
-// one. It is pure: the cluster was read by the caller.
-func BuildSkeleton(res *render.Result, cfg *Config, live []ClusterCRD, inventories map[tiers.ID][]string) *Skeleton {
+// one. It is pure: the cluster was read by the caller. Its error is the
+// built-in catalog's (catalog.Default).
+func BuildSkeleton(res *render.Result, cfg *Config, live []ClusterCRD, inventories map[tiers.ID][]string) (*Skeleton, error) {
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	ix := newIndex(res, cfg, nil, catalog.Default())
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, err
+	}
+	ix := newIndex(res, cfg, nil, cat)
 	appliedBy := map[string]tiers.ID{}
 	for _, id := range slices.SortedFunc(maps.Keys(inventories), compareIDs) {
 		for _, name := range inventories[id] {
@@ -189,7 +194,7 @@ func BuildSkeleton(res *render.Result, cfg *Config, live []ClusterCRD, inventori
 			sk.Placeholders++
 		}
 	}
-	return sk
+	return sk, nil
 }
 
 func sourceRank(s CRDSource) int {

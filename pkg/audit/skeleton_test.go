@@ -150,7 +150,10 @@ func TestBuildSkeleton(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sk := BuildSkeleton(checkout, tt.cfg, tt.live, tt.inventories)
+			sk, err := BuildSkeleton(checkout, tt.cfg, tt.live, tt.inventories)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if !reflect.DeepEqual(tt.want, sk.Findings) {
 				t.Errorf("findings:\n got %s\nwant %s", show(sk.Findings), show(tt.want))
 			}
@@ -199,11 +202,14 @@ func TestClusterCRDOf(t *testing.T) {
 
 // A skeleton with a placeholder trigger must not pass for a real standup.yaml.
 func TestSkeletonPlaceholderRefused(t *testing.T) {
-	sk := BuildSkeleton(result(ks{name: "apps"}), nil, []ClusterCRD{live("ops.example.org", "Backup")}, nil)
+	sk, err := BuildSkeleton(result(ks{name: "apps"}), nil, []ClusterCRD{live("ops.example.org", "Backup")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if sk.Placeholders != 1 || !slices.ContainsFunc(sk.Config.RuntimeCRDs, func(r RuntimeCRD) bool { return r.Trigger.Kind == TriggerPlaceholder }) {
 		t.Fatalf("want one placeholder trigger, got %+v", sk.Config.RuntimeCRDs)
 	}
-	err := sk.Config.validate()
+	err = sk.Config.validate()
 	want := "runtimeCRDs[0].trigger.kind is still the skeleton's TODO: name the kind whose objects make the operator create Backup.ops.example.org"
 	if err == nil || err.Error() != want {
 		t.Fatalf("validate() = %v, want %q", err, want)

@@ -47,9 +47,13 @@ func TestRuntimeTriggers(t *testing.T) {
 		{name: "a chart of the catalog installs it", gk: schema.GroupKind{Group: "cert-manager.io", Kind: "ClusterIssuer"}},
 		{name: "unknown", gk: schema.GroupKind{Group: "example.com", Kind: "Sprocket"}},
 	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := RuntimeTriggers(tt.cfg, "repo/standup.yaml", catalog.Default())(tt.gk)
+			got := RuntimeTriggers(tt.cfg, "repo/standup.yaml", cat)(tt.gk)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("triggers of %s = %+v, want %+v", tt.gk, got, tt.want)
 			}

@@ -5,13 +5,22 @@ import (
 	"testing"
 )
 
-// TestBuiltinCatalog checks every entry of catalog.yaml: it parses, names
-// its source, and no chart or manifest pattern is claimed twice.
-func TestBuiltinCatalog(t *testing.T) {
-	c, err := Parse(builtin)
+// builtinCatalog is Default for a test, which fails if the embedded
+// catalog does not parse.
+func builtinCatalog(t *testing.T) *Catalog {
+	t.Helper()
+	c, err := Default()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// TestBuiltinCatalog checks every entry of catalog.yaml: it parses, through
+// Default as every caller reads it, names its source, and no chart or
+// manifest pattern is claimed twice.
+func TestBuiltinCatalog(t *testing.T) {
+	c := builtinCatalog(t)
 	if len(c.Entries) < 30 {
 		t.Errorf("%d entries; the catalog covers the charts the corpus uses most", len(c.Entries))
 	}
@@ -68,7 +77,7 @@ func TestChart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := ""
-		if e := Default().Chart(tt.ref); e != nil {
+		if e := builtinCatalog(t).Chart(tt.ref); e != nil {
 			got = e.Name
 		}
 		if got != tt.want {
@@ -97,7 +106,7 @@ func TestManifest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := ""
-		if e := Default().Manifest(tt.url); e != nil {
+		if e := builtinCatalog(t).Manifest(tt.url); e != nil {
 			got = e.Name
 		}
 		if got != tt.want {
@@ -107,7 +116,7 @@ func TestManifest(t *testing.T) {
 }
 
 func TestProvides(t *testing.T) {
-	c := Default()
+	c := builtinCatalog(t)
 	issuer := GroupKind{Group: "cert-manager.io", Kind: "ClusterIssuer"}
 	if e := c.Chart("cert-manager"); e == nil || e.Installs(issuer) == nil || e.Creates(issuer) != nil {
 		t.Fatalf("cert-manager does not install ClusterIssuer: %+v", e)
@@ -177,12 +186,12 @@ func TestMatch(t *testing.T) {
 }
 
 func TestBeforeFlux(t *testing.T) {
-	for _, e := range Default().Entries {
+	for _, e := range builtinCatalog(t).Entries {
 		if e.BeforeFlux != "" && len(e.Charts) == 0 {
 			t.Errorf("%s: beforeFlux without a chart to recognise it by", e.Name)
 		}
 	}
-	if e := Default().Chart("cilium"); e == nil || e.BeforeFlux == "" {
+	if e := builtinCatalog(t).Chart("cilium"); e == nil || e.BeforeFlux == "" {
 		t.Errorf("cilium is a CNI: installed before Flux")
 	}
 }

@@ -42,10 +42,10 @@ func Run(ctx context.Context, args []string, streams Streams) error {
 	}
 	err := app.RunContext(ctx, cliargs.Interspersed(app, args))
 	if notFound && err == nil {
-		err = &reported{&usageError{errors.New("unknown command")}}
+		err = &printedError{&usageError{errors.New("unknown command")}}
 	}
 	var ee cli.ExitCoder
-	if errors.As(err, &ee) && !decided(err) {
+	if errors.As(err, &ee) && !isOutcome(err) {
 		err = usageErrorf("%s", strings.TrimSpace(err.Error()))
 	}
 	if err != nil {

@@ -82,7 +82,7 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 	}
 	if n := report.Errors(); n > 0 {
 		if g.Output == printer.FormatText {
-			return &reported{&hazardsError{n}} // the text summary says it already
+			return &printedError{&hazardsError{n}} // the text summary says it already
 		}
 		return &hazardsError{n} // json and sarif readers get a line on stderr
 	}

@@ -27,14 +27,14 @@ const (
 	ExitInterrupted  = 130
 )
 
-// ExitCode prints err (one line, to stderr, unless it was reported
-// already), after the name standup was invoked by, and returns the process
-// exit code.
+// ExitCode prints err (one line, to stderr, unless it is a *printedError),
+// after the name standup was invoked by, and returns the process exit
+// code.
 func ExitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	if !errors.As(err, new(*reported)) {
+	if !errors.As(err, new(*printedError)) {
 		prog := "standup"
 		if inv, ok := errors.AsType[*invokedError](err); ok {
 			prog = inv.prog
@@ -81,8 +81,11 @@ func outcomeCode(err error) (int, bool) {
 	return 0, false
 }
 
-// decided reports whether err says what happened, and so has its exit code.
-func decided(err error) bool {
+// isOutcome reports whether err is a command's outcome (outcome.go, and
+// the typed errors outcomeCode knows): an error that says what happened,
+// so its exit code is settled, and neither urfave/cli's exit code nor the
+// deadline that passed after it may replace it.
+func isOutcome(err error) bool {
 	_, ok := outcomeCode(err)
 	return ok
 }
@@ -93,9 +96,9 @@ func decided(err error) bool {
 func walkError(s wait.Summary, err error) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return &reported{errTimedOut}
+		return &printedError{errTimedOut}
 	case errors.Is(err, context.Canceled) || s.Interrupted:
-		return &reported{errInterrupted}
+		return &printedError{errInterrupted}
 	case err != nil:
 		return err
 	case len(s.Deadlocked) > 0:

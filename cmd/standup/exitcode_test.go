@@ -32,7 +32,7 @@ func TestExitCode(t *testing.T) {
 		{name: "usage", err: usageErrorf("bad %s", "line"), wantCode: ExitUsage, wantStderr: "standup: bad line\n"},
 		{name: "unknown -o", err: &printer.FormatError{Command: "resume", Format: "yaml", Want: []string{"text", "json"}}, wantCode: ExitUsage,
 			wantStderr: "standup: resume: unknown output format \"yaml\" (want text or json)\n"},
-		{name: "reported usage prints nothing", err: &reported{&usageError{errors.New("unknown command")}}, wantCode: ExitUsage},
+		{name: "reported usage prints nothing", err: &printedError{&usageError{errors.New("unknown command")}}, wantCode: ExitUsage},
 		{name: "missing dependency", err: fmt.Errorf("%w: fix it", missing), wantCode: ExitInvalidGraph, wantStderr: "standup: " + missing.Error() + ": fix it\n"},
 		{name: "cycle", err: &tiers.CycleError{}, wantCode: ExitInvalidGraph, wantStderr: "standup: " + strings.TrimSpace((&tiers.CycleError{}).Error()) + "\n"},
 		{name: "unrendered wins over the missing dependency it explains", err: fmt.Errorf("%w; it may be among what these apply:\n%w", missing, buildFailed), wantCode: ExitFailure,
@@ -42,7 +42,7 @@ func TestExitCode(t *testing.T) {
 		{name: "--timeout wins over what it cut short", err: &timeoutError{after: 3e9, err: missing}, wantCode: ExitTimeout, wantStderr: "standup: gave up after --timeout 3s: " + missing.Error() + "\n"},
 		{name: "interrupt wins over what it cut short", err: fmt.Errorf("%w: %w", errInterrupted, missing), wantCode: ExitInterrupted, wantStderr: "standup: interrupted: " + missing.Error() + "\n"},
 		{name: "audit hazards", err: &hazardsError{2}, wantCode: ExitFailure, wantStderr: "standup: audit: 2 findings are errors\n"},
-		{name: "audit hazards, reported by the text summary", err: &reported{&hazardsError{1}}, wantCode: ExitFailure},
+		{name: "audit hazards, reported by the text summary", err: &printedError{&hazardsError{1}}, wantCode: ExitFailure},
 		{name: "unresolved deadlocks, one per line", err: errors.Join(&crds.UnresolvedError{Diagnosis: crds.Diagnosis{Kustomization: tiers.ID{Kind: "Kustomization", Namespace: "a", Name: "b"}}}, errors.New("second")),
 			wantCode: ExitDeadlock},
 		{name: "check's explicit code", err: &check.FailedError{Checks: []string{"flux"}}, wantCode: ExitFailure, wantStderr: "standup: check failed: flux\n"},
@@ -53,7 +53,7 @@ func TestExitCode(t *testing.T) {
 			if got := ExitCode(tt.err, &stderr); got != tt.wantCode {
 				t.Errorf("ExitCode() = %d, want %d", got, tt.wantCode)
 			}
-			if tt.wantStderr != "" || tt.wantCode == ExitOK || errors.As(tt.err, new(*reported)) {
+			if tt.wantStderr != "" || tt.wantCode == ExitOK || errors.As(tt.err, new(*printedError)) {
 				if stderr.String() != tt.wantStderr {
 					t.Errorf("stderr = %q, want %q", stderr.String(), tt.wantStderr)
 				}

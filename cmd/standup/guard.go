@@ -54,7 +54,7 @@ func guard(cmd *cli.Command) {
 // that the error gets the exit code it deserves. An error that says what
 // happened already (a walk prints its own summary) is kept.
 func stoppedBy(ctx, parent context.Context, g globalOptions, err error) error {
-	if err == nil || ctx.Err() == nil || decided(err) {
+	if err == nil || ctx.Err() == nil || isOutcome(err) {
 		return err
 	}
 	if parent.Err() != nil {

@@ -100,12 +100,14 @@ type invokedError struct {
 func (e *invokedError) Error() string { return e.err.Error() }
 func (e *invokedError) Unwrap() error { return e.err }
 
-// reported is an error whose message has been printed already (by a walk's
-// summary, or audit's text report): ExitCode prints nothing more.
-type reported struct{ err error }
+// printedError is an error whose message standup has printed already (a
+// walk's summary, audit's text report, an unknown command's line):
+// ExitCode prints nothing more, and the wrapped error still chooses the
+// exit code.
+type printedError struct{ err error }
 
-func (e *reported) Error() string { return e.err.Error() }
-func (e *reported) Unwrap() error { return e.err }
+func (e *printedError) Error() string { return e.err.Error() }
+func (e *printedError) Unwrap() error { return e.err }
 
 func ids(list []tiers.ID) string {
 	s := make([]string, len(list))

@@ -84,10 +84,6 @@ func (d *Duration) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func formatSeconds(d time.Duration) string {
-	return trimFloat(d.Seconds())
-}
-
 // Summary closes a walk: how many nodes ended in each phase, and why it failed.
 type Summary struct {
 	Ready     int `json:"ready"`

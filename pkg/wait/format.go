@@ -1,7 +1,13 @@
 package wait
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
-func trimFloat(f float64) string {
-	return strconv.FormatFloat(f, 'f', 3, 64)
+// formatSeconds writes d as seconds with exactly three decimals, to the
+// millisecond ("1.500", "0.000"): how Duration marshals into JSON, the
+// same width for every value.
+func formatSeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
 }

@@ -59,7 +59,7 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 	}
 	factory.Start(ctx.Done())
 	if !toolscache.WaitForCacheSync(ctx.Done(), syncs...) {
-		if err := raised(ctx); err != nil {
+		if err := watchRefusal(ctx); err != nil {
 			return Summary{}, err
 		}
 		return Summary{}, fmt.Errorf("initial list of Kustomizations and CRDs did not complete: %w", context.Cause(ctx))
@@ -84,7 +84,7 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 					err = l.watchKind(ctx, factory, box, cancel, watched, flux.HelmReleaseGVR)
 				}
 				if err != nil {
-					if fatal := raised(ctx); fatal != nil {
+					if fatal := watchRefusal(ctx); fatal != nil {
 						return w.Summary(time.Now(), false), fatal
 					}
 					return w.Summary(time.Now(), true), err
@@ -112,7 +112,7 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		resetTimer(timer, next)
 		select {
 		case <-ctx.Done():
-			if fatal := raised(ctx); fatal != nil {
+			if fatal := watchRefusal(ctx); fatal != nil {
 				return w.Summary(time.Now(), false), fatal
 			}
 			return w.Summary(time.Now(), true), ctx.Err()

@@ -34,7 +34,7 @@ func (l *Loop) actor() actor {
 func (l *Loop) performAll(ctx context.Context, act actor, w *Walker, actions []Action) (interrupted bool, err error) {
 	for _, a := range actions {
 		res := act.perform(ctx, a)
-		if fatal := raised(ctx); fatal != nil {
+		if fatal := watchRefusal(ctx); fatal != nil {
 			return false, fatal
 		}
 		if res.Err != nil && ctx.Err() != nil {

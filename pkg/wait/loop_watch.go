@@ -97,9 +97,11 @@ type refusedError struct{ err error }
 func (e *refusedError) Error() string { return e.err.Error() }
 func (e *refusedError) Unwrap() error { return e.err }
 
-// raised returns the error that ended the walk from within (a refused
-// watch), or nil when ctx is live or the caller cancelled it.
-func raised(ctx context.Context) error {
+// watchRefusal returns the API server's refusal of a watch that ended the
+// walk from within (refusalHandler cancels ctx with it as the cause), or
+// nil when ctx is live or the caller cancelled it: the error the walk
+// returns instead of a bare context.Canceled.
+func watchRefusal(ctx context.Context) error {
 	var refused *refusedError
 	if errors.As(context.Cause(ctx), &refused) {
 		return refused.err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kubestandup/standup/internal/ciskip"
+	"github.com/kubestandup/standup/pkg/render/internal/rendertest"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -64,7 +65,7 @@ spec:
 `, i, i, i, i, i)
 	}
 	files["clusters/c/tiers.yaml"] = tiers.String()
-	writeFiles(b, dir, files)
+	rendertest.WriteFiles(b, dir, files)
 	return dir
 }
 
@@ -114,7 +115,7 @@ func largeConfigMapRepo(b *testing.B, shape string, size int) string {
 		}
 	}
 	dir := b.TempDir()
-	writeFiles(b, dir, map[string]string{
+	rendertest.WriteFiles(b, dir, map[string]string{
 		"standup.yaml": "",
 		"clusters/c/monitoring.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
@@ -156,47 +157,12 @@ func BenchmarkRenderLargeConfigMap(b *testing.B) {
 	}
 }
 
-// scaleRepo writes a repository of n Flux Kustomizations, one file each
-// under clusters/c (applied by the flux-system Kustomization that builds
-// clusters/c), each building apps/kI of one ConfigMap. Kustomization kI
-// depends on k(I-1), a chain, and on k(I/2).
-func scaleRepo(b testing.TB, n int) string {
-	b.Helper()
-	dir := b.TempDir()
-	files := map[string]string{
-		"standup.yaml": "apiVersion: standup.kubestandup.io/v1alpha1\nkind: Config\n",
-		"clusters/c/flux-system.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: flux-system, namespace: flux-system}
-spec: {interval: 10m, path: ./clusters/c, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
-`,
-	}
-	for i := range n {
-		ks := fmt.Sprintf(`apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: k%d, namespace: flux-system}
-spec:
-  interval: 10m
-  path: ./apps/k%d
-  prune: true
-  sourceRef: {kind: GitRepository, name: flux-system}
-`, i, i)
-		if i > 0 {
-			ks += fmt.Sprintf("  dependsOn: [{name: k%d}, {name: k%d}]\n", i-1, i/2)
-		}
-		files[fmt.Sprintf("clusters/c/k%d.yaml", i)] = ks
-		files[fmt.Sprintf("apps/k%d/cm.yaml", i)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: k%d, namespace: apps}\ndata: {key: value-%d}\n", i, i)
-	}
-	writeFiles(b, dir, files)
-	return dir
-}
-
 // BenchmarkLoadScale loads repositories of 500 to 4,000 Kustomizations of one
 // ConfigMap each: the time per Kustomization should stay about flat.
 func BenchmarkLoadScale(b *testing.B) {
 	for _, n := range []int{500, 1000, 2000, 4000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			dir := scaleRepo(b, n)
+			dir := rendertest.ScaleRepo(b, n)
 			b.ReportAllocs()
 			for b.Loop() {
 				res, err := Load(context.Background(), Options{Path: filepath.Join(dir, "clusters", "c")})
@@ -211,51 +177,20 @@ func BenchmarkLoadScale(b *testing.B) {
 	}
 }
 
-// corpusCases are the repositories of ../shared/corpus (MANIFEST.md there)
-// with their --repo-root and --path, relative to the corpus.
-var corpusCases = []struct{ name, root, path string }{
-	{"onedr0p", "onedr0p__home-ops", "kubernetes/flux/cluster"},
-	{"buroa", "buroa__k8s-gitops", "kubernetes/flux/cluster"},
-	{"kochhaus", "haraldkoch__kochhaus-home", "kubernetes/main/flux/cluster"},
-	{"budimanjojo", "budimanjojo__home-cluster", "cluster/base"},
-	{"ahgraber", "ahgraber__homelab-gitops-k3s", "kubernetes/flux/cluster"},
-	{"xunholy", "xunholy__k8s-gitops/kubernetes", "clusters/cluster-00"},
-	{"toboshii", "toboshii__home-ops", "cluster/flux"},
-	{"helm-example", "fluxcd__flux2-kustomize-helm-example", "clusters/production"},
-	{"multi-tenancy", "fluxcd__flux2-multi-tenancy", "clusters/production"},
-	{"monitoring", "fluxcd__flux2-monitoring-example", "clusters/test"},
-	{"hub-spoke", "fluxcd__flux2-hub-spoke-example", "hub"},
-}
-
-// corpusDir returns ../shared/corpus for a test over it. It skips the test
-// under -short (why says what makes it long), and where the corpus is
-// missing, unless CI is set: then the test fails.
-func corpusDir(t *testing.T, why string) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip(why + ": not a -short test")
-	}
-	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(corpus, "MANIFEST.md")); err != nil {
-		ciskip.Skipf(t, "corpus missing at %s: %v", corpus, err)
-	}
-	return corpus
-}
-
 // BenchmarkCorpus loads every repository of the shared corpus the way
 // audit does (Kustomizations and HelmReleases). It is skipped where the
 // corpus is absent; scripts/bench-render.sh times the binaries instead.
 func BenchmarkCorpus(b *testing.B) {
-	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
-	for _, c := range corpusCases {
-		b.Run(c.name, func(b *testing.B) {
-			root := filepath.Join(corpus, c.root)
+	corpus := rendertest.Corpus()
+	for _, c := range rendertest.CorpusCases {
+		b.Run(c.Name, func(b *testing.B) {
+			root := filepath.Join(corpus, c.Root)
 			if _, err := os.Stat(root); err != nil {
 				ciskip.Skipf(b, "corpus: %v", err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Load(context.Background(), Options{Path: filepath.Join(root, c.path), RepoRoot: root, Kinds: []string{KindKustomization, KindHelmRelease}}); err != nil {
+				if _, err := Load(context.Background(), Options{Path: filepath.Join(root, c.Path), RepoRoot: root, Kinds: []string{KindKustomization, KindHelmRelease}}); err != nil {
 					b.Fatal(err)
 				}
 			}

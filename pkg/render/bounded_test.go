@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	securefs "github.com/fluxcd/pkg/kustomize/filesys"
 	"github.com/kubestandup/standup/internal/ciskip"
 	"github.com/kubestandup/standup/internal/input"
+	"github.com/kubestandup/standup/pkg/render/internal/rendertest"
 )
 
 // maxHeap is the heap a load of a small repository with one hostile file
@@ -47,7 +47,7 @@ func hostileRepo(t *testing.T, files map[string]string) string {
 		}
 		tree[name] = content
 	}
-	writeFiles(t, root, tree)
+	rendertest.WriteFiles(t, root, tree)
 	for name, kind := range special {
 		path := filepath.Join(root, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -121,85 +121,93 @@ func loadGuarded(t *testing.T, root, path string) (*Result, error, uint64) {
 	}
 }
 
+// kustomizationOf returns a kustomization file listing resources.
+func kustomizationOf(resources ...string) string {
+	return "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [" + strings.Join(resources, ", ") + "]\n"
+}
+
+// hostileCase is a case of TestLoadBoundsHostileInput.
+type hostileCase struct {
+	name  string
+	files func(t *testing.T) map[string]string
+	// file is the file refused; want a part of the reason.
+	file, want string
+}
+
+// hostileCases are repositories of hostile files, each with the file a
+// render must refuse and why.
+var hostileCases = []hostileCase{{
+	name:  "alias bomb scanned by Flux's generator",
+	files: func(t *testing.T) map[string]string { return map[string]string{"apps/bad/bomb.yaml": bomb(t)} },
+	file:  "apps/bad/bomb.yaml", want: "YAML aliases expand the file by more than 100000 nodes",
+}, {
+	name: "alias bomb listed in kustomization.yaml",
+	files: func(t *testing.T) map[string]string {
+		return map[string]string{"apps/bad/kustomization.yaml": kustomizationOf("config.yaml", "bomb.json"), "apps/bad/bomb.json": bomb(t)}
+	},
+	file: "apps/bad/bomb.json", want: "YAML aliases expand",
+}, {
+	name: "alias bomb in a base",
+	files: func(t *testing.T) map[string]string {
+		return map[string]string{
+			"apps/bad/kustomization.yaml":  kustomizationOf("../base"),
+			"apps/base/kustomization.yaml": kustomizationOf("bomb.yaml"),
+			"apps/base/bomb.yaml":          bomb(t),
+		}
+	},
+	file: "apps/base/bomb.yaml", want: "YAML aliases expand",
+}, {
+	name: "alias bomb as a patch",
+	files: func(t *testing.T) map[string]string {
+		return map[string]string{
+			"apps/bad/kustomization.yaml": kustomizationOf("config.yaml") + "patches: [{path: patch.yaml}]\n",
+			"apps/bad/patch.yaml":         bomb(t),
+		}
+	},
+	file: "apps/bad/patch.yaml", want: "YAML aliases expand",
+}, {
+	name: "alias bomb as the kustomization file",
+	files: func(t *testing.T) map[string]string {
+		return map[string]string{"apps/bad/kustomization.yaml": kustomizationOf("config.yaml") + "bomb:\n" + strings.SplitN(bomb(t), "data:\n", 2)[1]}
+	},
+	file: "apps/bad/kustomization.yaml", want: "YAML aliases expand",
+}, {
+	name:  "named pipe scanned by Flux's generator",
+	files: func(*testing.T) map[string]string { return map[string]string{"apps/bad/x.yaml": mkfifo} },
+	file:  "apps/bad/x.yaml", want: "not a regular file (a named pipe",
+}, {
+	name: "named pipe listed in kustomization.yaml",
+	files: func(*testing.T) map[string]string {
+		return map[string]string{"apps/bad/kustomization.yaml": kustomizationOf("config.yaml", "x.yaml"), "apps/bad/x.yaml": mkfifo}
+	},
+	file: "apps/bad/x.yaml", want: "not a regular file (a named pipe",
+}, {
+	name: "named pipe as a generator's file",
+	files: func(*testing.T) map[string]string {
+		return map[string]string{
+			"apps/bad/kustomization.yaml": kustomizationOf("config.yaml") + "configMapGenerator: [{name: gen, files: [data.txt]}]\n",
+			"apps/bad/data.txt":           mkfifo,
+		}
+	},
+	file: "apps/bad/data.txt", want: "not a regular file (a named pipe",
+}, {
+	name:  "named pipe as the kustomization file",
+	files: func(*testing.T) map[string]string { return map[string]string{"apps/bad/kustomization.yaml": mkfifo} },
+	file:  "apps/bad/kustomization.yaml", want: "not a regular file (a named pipe",
+}, {
+	name:  "file over the size limit",
+	files: func(*testing.T) map[string]string { return map[string]string{"apps/bad/big.yaml": oversize} },
+	file:  "apps/bad/big.yaml", want: "larger than the 16 MiB limit",
+}, {
+	name: "deep nesting",
+	files: func(*testing.T) map[string]string {
+		return map[string]string{"apps/bad/deep.yaml": "a: " + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + "\n"}
+	},
+	file: "apps/bad/deep.yaml", want: "nested deeper than 1000 levels",
+}}
+
 func TestLoadBoundsHostileInput(t *testing.T) {
-	kustomization := func(resources ...string) string {
-		return "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [" + strings.Join(resources, ", ") + "]\n"
-	}
-	tests := []struct {
-		name  string
-		files func(t *testing.T) map[string]string
-		// file is the file refused; want a part of the reason.
-		file, want string
-	}{{
-		name:  "alias bomb scanned by Flux's generator",
-		files: func(t *testing.T) map[string]string { return map[string]string{"apps/bad/bomb.yaml": bomb(t)} },
-		file:  "apps/bad/bomb.yaml", want: "YAML aliases expand the file by more than 100000 nodes",
-	}, {
-		name: "alias bomb listed in kustomization.yaml",
-		files: func(t *testing.T) map[string]string {
-			return map[string]string{"apps/bad/kustomization.yaml": kustomization("config.yaml", "bomb.json"), "apps/bad/bomb.json": bomb(t)}
-		},
-		file: "apps/bad/bomb.json", want: "YAML aliases expand",
-	}, {
-		name: "alias bomb in a base",
-		files: func(t *testing.T) map[string]string {
-			return map[string]string{
-				"apps/bad/kustomization.yaml":  kustomization("../base"),
-				"apps/base/kustomization.yaml": kustomization("bomb.yaml"),
-				"apps/base/bomb.yaml":          bomb(t),
-			}
-		},
-		file: "apps/base/bomb.yaml", want: "YAML aliases expand",
-	}, {
-		name: "alias bomb as a patch",
-		files: func(t *testing.T) map[string]string {
-			return map[string]string{
-				"apps/bad/kustomization.yaml": kustomization("config.yaml") + "patches: [{path: patch.yaml}]\n",
-				"apps/bad/patch.yaml":         bomb(t),
-			}
-		},
-		file: "apps/bad/patch.yaml", want: "YAML aliases expand",
-	}, {
-		name: "alias bomb as the kustomization file",
-		files: func(t *testing.T) map[string]string {
-			return map[string]string{"apps/bad/kustomization.yaml": kustomization("config.yaml") + "bomb:\n" + strings.SplitN(bomb(t), "data:\n", 2)[1]}
-		},
-		file: "apps/bad/kustomization.yaml", want: "YAML aliases expand",
-	}, {
-		name:  "named pipe scanned by Flux's generator",
-		files: func(*testing.T) map[string]string { return map[string]string{"apps/bad/x.yaml": mkfifo} },
-		file:  "apps/bad/x.yaml", want: "not a regular file (a named pipe",
-	}, {
-		name: "named pipe listed in kustomization.yaml",
-		files: func(*testing.T) map[string]string {
-			return map[string]string{"apps/bad/kustomization.yaml": kustomization("config.yaml", "x.yaml"), "apps/bad/x.yaml": mkfifo}
-		},
-		file: "apps/bad/x.yaml", want: "not a regular file (a named pipe",
-	}, {
-		name: "named pipe as a generator's file",
-		files: func(*testing.T) map[string]string {
-			return map[string]string{
-				"apps/bad/kustomization.yaml": kustomization("config.yaml") + "configMapGenerator: [{name: gen, files: [data.txt]}]\n",
-				"apps/bad/data.txt":           mkfifo,
-			}
-		},
-		file: "apps/bad/data.txt", want: "not a regular file (a named pipe",
-	}, {
-		name:  "named pipe as the kustomization file",
-		files: func(*testing.T) map[string]string { return map[string]string{"apps/bad/kustomization.yaml": mkfifo} },
-		file:  "apps/bad/kustomization.yaml", want: "not a regular file (a named pipe",
-	}, {
-		name:  "file over the size limit",
-		files: func(*testing.T) map[string]string { return map[string]string{"apps/bad/big.yaml": oversize} },
-		file:  "apps/bad/big.yaml", want: "larger than the 16 MiB limit",
-	}, {
-		name: "deep nesting",
-		files: func(*testing.T) map[string]string {
-			return map[string]string{"apps/bad/deep.yaml": "a: " + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + "\n"}
-		},
-		file: "apps/bad/deep.yaml", want: "nested deeper than 1000 levels",
-	}}
-	for _, tt := range tests {
+	for _, tt := range hostileCases {
 		t.Run(tt.name, func(t *testing.T) { assertBadFailsAlone(t, tt.files(t), tt.file, tt.want) })
 	}
 	// The node-dense file is TestLoadBoundsNodeDenseInput's.
@@ -281,53 +289,5 @@ func TestLoadIgnoresIgnoredHostileFiles(t *testing.T) {
 	if len(res.Failed) != 0 || len(res.Rendered[ksID("flux-system", "bad")]) != 1 || len(res.Rendered[ksID("flux-system", "good")]) != 2 {
 		t.Fatalf("Failed %v, rendered bad %q, good %q; want nothing failed, 1 and 2 objects",
 			res.Failed, rendered(res, ksID("flux-system", "bad")), rendered(res, ksID("flux-system", "good")))
-	}
-}
-
-// TestBoundedFSMatchesSecure holds boundedFS's one-lstat answers
-// (statPlain) to the secure file system's, on a tree with symlinks inside
-// and out of the root, missing paths, and paths that are not clean.
-func TestBoundedFSMatchesSecure(t *testing.T) {
-	top, err := canonical(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, outside := filepath.Join(top, "repo"), filepath.Join(top, "outside")
-	writeFiles(t, root, map[string]string{"a/f.yaml": "a: 1\n", "a/sub/g.yaml": "b: 2\n"})
-	writeFiles(t, outside, map[string]string{"file.yaml": "c: 3\n"})
-	for link, target := range map[string]string{
-		"link-in": filepath.Join(root, "a"), "link-out": outside,
-		"flink": filepath.Join(root, "a", "f.yaml"), "flink-out": filepath.Join(outside, "file.yaml"),
-		"a/up": root,
-	} {
-		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	secure, err := securefs.MakeFsOnDiskSecure(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := []string{
-		root, filepath.Join(root, "a"), filepath.Join(root, "a", "f.yaml"), filepath.Join(root, "a", "sub"),
-		filepath.Join(root, "a", "sub", "g.yaml"), filepath.Join(root, "a", "missing"), filepath.Join(root, "missing", "x.yaml"),
-		filepath.Join(root, "link-in"), filepath.Join(root, "link-in", "f.yaml"), filepath.Join(root, "link-out"),
-		filepath.Join(root, "link-out", "file.yaml"), filepath.Join(root, "flink"), filepath.Join(root, "flink-out"),
-		filepath.Join(root, "a", "up"), filepath.Join(root, "a", "up", "a", "f.yaml"), outside, filepath.Join(outside, "file.yaml"),
-		top, "a/f.yaml", root + "/a/../a/f.yaml", root + "/a/./sub",
-	}
-	fast := newBoundedFS(secure, root)
-	for _, p := range paths {
-		if got, want := fast.Exists(p), secure.Exists(p); got != want {
-			t.Errorf("Exists(%s) = %v, the secure file system says %v", p, got, want)
-		}
-		if got, want := fast.IsDir(p), secure.IsDir(p); got != want {
-			t.Errorf("IsDir(%s) = %v, the secure file system says %v", p, got, want)
-		}
-	}
-	for _, p := range []string{filepath.Join(root, "a", "sub", "g.yaml"), filepath.Join(root, "a", "missing")} {
-		if _, known := fast.statPlain(p); !known {
-			t.Errorf("statPlain(%s) does not answer: the shortcut is never taken", p)
-		}
 	}
 }

@@ -5,6 +5,8 @@ package render
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/kubestandup/standup/pkg/render/internal/rendertest"
 )
 
 // TestShortcutsMatchExactRenderOnTheCorpus is TestShortcutsMatchExactRender
@@ -15,10 +17,10 @@ import (
 // package. make test (scripts/test.sh) runs it in a pass of its own without
 // -race, beside the race-detected suite.
 func TestShortcutsMatchExactRenderOnTheCorpus(t *testing.T) {
-	corpus := corpusDir(t, "the corpus renders a dozen real repositories twice")
-	for _, c := range corpusCases {
-		t.Run(c.name, func(t *testing.T) {
-			compareShortcuts(t, exactCase{"corpus/" + c.name, filepath.Join(corpus, c.root), c.path})
+	corpus := rendertest.CorpusDir(t, "the corpus renders a dozen real repositories twice")
+	for _, c := range rendertest.CorpusCases {
+		t.Run(c.Name, func(t *testing.T) {
+			compareShortcuts(t, exactCase{"corpus/" + c.Name, filepath.Join(corpus, c.Root), c.Path})
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/kubestandup/standup/pkg/render/internal/rendertest"
 )
 
 // exactCase is a repository rendered both with the render's shortcuts and
@@ -24,7 +26,7 @@ func exactCases(t *testing.T) []exactCase {
 		{"cycle", filepath.Join("testdata", "cycle"), "clusters/c"},
 		{"lines", filepath.Join("testdata", "lines"), "clusters/prod"},
 		{"artifact-generator", filepath.Join("testdata", "artifact-generator"), "clusters/prod"},
-		{"split", filepath.Join("testdata", "split"), "clusters/s"},
+		{"split", filepath.Join("kbuild", "testdata", "split"), "clusters/s"},
 	}
 	failing, err := os.ReadDir(filepath.Join("testdata", "fails-alone"))
 	if err != nil {
@@ -55,7 +57,7 @@ func exactCases(t *testing.T) []exactCase {
 func TestShortcutsMatchExactRender(t *testing.T) {
 	cases := exactCases(t)
 	floats := t.TempDir()
-	writeFiles(t, floats, map[string]string{
+	rendertest.WriteFiles(t, floats, map[string]string{
 		"standup.yaml": "",
 		"clusters/c/app.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization

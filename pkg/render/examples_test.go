@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/konfig"
+
+	"github.com/kubestandup/standup/pkg/render/kbuild"
 )
 
 // loadExample loads examples/<name>/clusters/<env> as `standup tiers --path`
@@ -27,76 +30,82 @@ func loadExample(t *testing.T, name, env string) *Result {
 	return res
 }
 
+// exampleCase is a case of TestExamples.
+type exampleCase struct {
+	name    string
+	objects []string
+	edges   []string
+	// rendered lists, per Kustomization name, exactly what it applies.
+	rendered map[string][]string
+}
+
+// exampleCases are the examples of the repository (examples/), each with
+// what its prod and dev clusters must render.
+var exampleCases = []exampleCase{{
+	name: "homelab",
+	objects: []string{
+		"Kustomization/flux-system/apps",
+		"Kustomization/flux-system/apps-vms",
+		"Kustomization/flux-system/flux-system",
+		"Kustomization/flux-system/platform",
+		"Kustomization/flux-system/platform-config",
+		"Kustomization/flux-system/platform-config-cdi",
+		"Kustomization/flux-system/platform-operators",
+		"Kustomization/monitoring/monitoring",
+	},
+	edges: []string{
+		"Kustomization/flux-system/apps -> Kustomization/flux-system/platform",
+		"Kustomization/flux-system/apps-vms -> Kustomization/flux-system/platform-config",
+		"Kustomization/flux-system/apps-vms -> Kustomization/flux-system/platform-config-cdi",
+		"Kustomization/flux-system/platform-config -> Kustomization/flux-system/platform-operators",
+		"Kustomization/flux-system/platform-config-cdi -> Kustomization/flux-system/platform-config",
+		"Kustomization/flux-system/platform-operators -> Kustomization/flux-system/platform",
+		"Kustomization/monitoring/monitoring -> Kustomization/flux-system/platform",
+	},
+	rendered: map[string][]string{
+		"platform-config": {
+			"CDI/cdi infrastructure/kubevirt/cdi-cr.yaml",
+			"KubeVirt/kubevirt/kubevirt infrastructure/kubevirt/kubevirt-cr.yaml",
+		},
+		"platform-config-cdi": {
+			"StorageProfile/longhorn infrastructure/kubevirt/cdi-storageprofiles.yaml",
+			"StorageProfile/longhorn-vm infrastructure/kubevirt/cdi-storageprofiles.yaml",
+		},
+		"apps-vms": {
+			"DataVolume/vms/unifi-rootdisk apps/vms/unifi/20-datavolume.yaml",
+			"Namespace/vms apps/vms/namespace.yaml",
+		},
+	},
+}, {
+	name: "homelab-deadlock",
+	objects: []string{
+		"Kustomization/flux-system/apps",
+		"Kustomization/flux-system/apps-vms",
+		"Kustomization/flux-system/flux-system",
+		"Kustomization/flux-system/platform",
+		"Kustomization/flux-system/platform-config",
+		"Kustomization/flux-system/platform-operators",
+		"Kustomization/monitoring/monitoring",
+	},
+	edges: []string{
+		"Kustomization/flux-system/apps -> Kustomization/flux-system/platform",
+		"Kustomization/flux-system/apps-vms -> Kustomization/flux-system/platform-config",
+		"Kustomization/flux-system/platform-config -> Kustomization/flux-system/platform-operators",
+		"Kustomization/flux-system/platform-operators -> Kustomization/flux-system/platform",
+		"Kustomization/monitoring/monitoring -> Kustomization/flux-system/platform",
+	},
+	rendered: map[string][]string{
+		"platform-config": {
+			"CDI/cdi infrastructure/kubevirt/cdi-cr.yaml",
+			"KubeVirt/kubevirt/kubevirt infrastructure/kubevirt/kubevirt-cr.yaml",
+			"StorageProfile/longhorn infrastructure/kubevirt/cdi-storageprofiles.yaml",
+			"StorageProfile/longhorn-vm infrastructure/kubevirt/cdi-storageprofiles.yaml",
+		},
+	},
+}}
+
 func TestExamples(t *testing.T) {
-	tests := []struct {
-		name    string
-		objects []string
-		edges   []string
-		// rendered lists, per Kustomization name, exactly what it applies.
-		rendered map[string][]string
-	}{{
-		name: "homelab",
-		objects: []string{
-			"Kustomization/flux-system/apps",
-			"Kustomization/flux-system/apps-vms",
-			"Kustomization/flux-system/flux-system",
-			"Kustomization/flux-system/platform",
-			"Kustomization/flux-system/platform-config",
-			"Kustomization/flux-system/platform-config-cdi",
-			"Kustomization/flux-system/platform-operators",
-			"Kustomization/monitoring/monitoring",
-		},
-		edges: []string{
-			"Kustomization/flux-system/apps -> Kustomization/flux-system/platform",
-			"Kustomization/flux-system/apps-vms -> Kustomization/flux-system/platform-config",
-			"Kustomization/flux-system/apps-vms -> Kustomization/flux-system/platform-config-cdi",
-			"Kustomization/flux-system/platform-config -> Kustomization/flux-system/platform-operators",
-			"Kustomization/flux-system/platform-config-cdi -> Kustomization/flux-system/platform-config",
-			"Kustomization/flux-system/platform-operators -> Kustomization/flux-system/platform",
-			"Kustomization/monitoring/monitoring -> Kustomization/flux-system/platform",
-		},
-		rendered: map[string][]string{
-			"platform-config": {
-				"CDI/cdi infrastructure/kubevirt/cdi-cr.yaml",
-				"KubeVirt/kubevirt/kubevirt infrastructure/kubevirt/kubevirt-cr.yaml",
-			},
-			"platform-config-cdi": {
-				"StorageProfile/longhorn infrastructure/kubevirt/cdi-storageprofiles.yaml",
-				"StorageProfile/longhorn-vm infrastructure/kubevirt/cdi-storageprofiles.yaml",
-			},
-			"apps-vms": {
-				"DataVolume/vms/unifi-rootdisk apps/vms/unifi/20-datavolume.yaml",
-				"Namespace/vms apps/vms/namespace.yaml",
-			},
-		},
-	}, {
-		name: "homelab-deadlock",
-		objects: []string{
-			"Kustomization/flux-system/apps",
-			"Kustomization/flux-system/apps-vms",
-			"Kustomization/flux-system/flux-system",
-			"Kustomization/flux-system/platform",
-			"Kustomization/flux-system/platform-config",
-			"Kustomization/flux-system/platform-operators",
-			"Kustomization/monitoring/monitoring",
-		},
-		edges: []string{
-			"Kustomization/flux-system/apps -> Kustomization/flux-system/platform",
-			"Kustomization/flux-system/apps-vms -> Kustomization/flux-system/platform-config",
-			"Kustomization/flux-system/platform-config -> Kustomization/flux-system/platform-operators",
-			"Kustomization/flux-system/platform-operators -> Kustomization/flux-system/platform",
-			"Kustomization/monitoring/monitoring -> Kustomization/flux-system/platform",
-		},
-		rendered: map[string][]string{
-			"platform-config": {
-				"CDI/cdi infrastructure/kubevirt/cdi-cr.yaml",
-				"KubeVirt/kubevirt/kubevirt infrastructure/kubevirt/kubevirt-cr.yaml",
-				"StorageProfile/longhorn infrastructure/kubevirt/cdi-storageprofiles.yaml",
-				"StorageProfile/longhorn-vm infrastructure/kubevirt/cdi-storageprofiles.yaml",
-			},
-		},
-	}}
-	for _, tt := range tests {
+	for _, tt := range exampleCases {
 		t.Run(tt.name, func(t *testing.T) {
 			prod, dev := loadExample(t, tt.name, "prod"), loadExample(t, tt.name, "dev")
 			for env, res := range map[string]*Result{"prod": prod, "dev": dev} {
@@ -156,14 +165,14 @@ func TestExampleCRDPlacement(t *testing.T) {
 	}
 	// Not anywhere in examples/homelab, applied or not.
 	err := filepath.WalkDir(filepath.Join("..", "..", "examples", "homelab"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !isManifestFile(path) {
+		if err != nil || d.IsDir() || !manifestFile(path) {
 			return err
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		docs, err := ReadManifests(data)
+		docs, err := kbuild.ReadManifests(data)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -181,8 +190,15 @@ func TestExampleCRDPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := ReadManifests(bundle)
+	docs, err := kbuild.ReadManifests(bundle)
 	if err != nil || len(docs) != 1 || docs[0].Object.GetName() != "storageprofiles.cdi.kubevirt.io" {
 		t.Fatalf("bundle: %v, %d documents", err, len(docs))
 	}
+}
+
+// manifestFile reports whether path is a file a build parses as YAML.
+func manifestFile(path string) bool {
+	ext := filepath.Ext(path)
+	return ext == ".yaml" || ext == ".yml" ||
+		slices.Contains(konfig.RecognizedKustomizationFileNames(), filepath.Base(path))
 }

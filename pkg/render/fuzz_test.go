@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kubestandup/standup/internal/input"
+	"github.com/kubestandup/standup/pkg/render/internal/rendertest"
 )
 
 // FuzzRenderPrescan renders a tiny repository whose one Kustomization builds
@@ -50,7 +51,7 @@ func FuzzRenderPrescan(f *testing.F) {
 		if len(data)%2 == 0 {
 			files["app/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [fuzzed.yaml]\n"
 		}
-		writeFiles(t, root, files)
+		rendertest.WriteFiles(t, root, files)
 		res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters", "c"), RepoRoot: root})
 		refused := input.CheckYAML("app/fuzzed.yaml", data) != nil
 		if _, ok := input.IsLimit(err); ok {

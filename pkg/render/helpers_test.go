@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/kubestandup/standup/pkg/flux"
@@ -161,16 +162,11 @@ func lineDiff(want, got string) string {
 	return "(no line differs)"
 }
 
-// writeFiles writes files (slash-separated paths relative to dir).
-func writeFiles(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+// describe renders an object as Kind/namespace/name (Kind/name when
+// cluster-scoped).
+func describe(u *unstructured.Unstructured) string {
+	if ns := u.GetNamespace(); ns != "" {
+		return u.GetKind() + "/" + ns + "/" + u.GetName()
 	}
+	return u.GetKind() + "/" + u.GetName()
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/kubestandup/standup/pkg/render/internal/rendertest"
 )
 
 // Kustomize's own warnings (deprecated fields, printed straight to
@@ -48,7 +50,7 @@ func TestLoadTurnsKustomizeWarningsIntoWarnings(t *testing.T) {
 			for k, v := range tt.files {
 				files[k] = v
 			}
-			writeFiles(t, root, files)
+			rendertest.WriteFiles(t, root, files)
 			var res *Result
 			printed := stderrOf(t, func() { res = loadTree(t, root, "clusters/c") })
 			if printed != "" {
@@ -61,29 +63,26 @@ func TestLoadTurnsKustomizeWarningsIntoWarnings(t *testing.T) {
 	}
 }
 
-// stderrOf returns what fn writes to os.Stderr and the std logger. The swaps
-// hold capture.mu, as the render's own do.
+// stderrOf returns what fn writes to os.Stderr and the std logger. No render
+// runs while it swaps them (the package's tests do not run in parallel),
+// and a render's builds, started and waited for within fn, see the swap.
 func stderrOf(t *testing.T, fn func()) string {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	capture.mu.Lock()
 	stderr, logOut := os.Stderr, log.Writer()
 	os.Stderr = w
 	log.SetOutput(w)
-	capture.mu.Unlock()
 	out := make(chan string)
 	go func() {
 		data, _ := io.ReadAll(r)
 		out <- string(data)
 	}()
 	fn()
-	capture.mu.Lock()
 	os.Stderr = stderr
 	log.SetOutput(logOut)
-	capture.mu.Unlock()
 	_ = w.Close()
 	return <-out
 }

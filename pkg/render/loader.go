@@ -2,19 +2,15 @@ package render
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 
-	"github.com/kubestandup/standup/internal/input"
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render/kbuild"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -30,7 +26,7 @@ type entry struct {
 
 // loader walks the Kustomization graph of one repository.
 type loader struct {
-	b     *builder
+	b     *kbuild.Builder
 	kinds map[string]bool
 
 	entries  map[tiers.ID]*entry
@@ -42,7 +38,7 @@ type loader struct {
 	// local holds the sources that Path's own Kustomizations build from:
 	// the sources this checkout stands for.
 	local map[tiers.ID]bool
-	vars  varIndex
+	vars  kbuild.VarIndex
 	// sops holds the Kind/namespace/name of the SOPS documents skipped.
 	sops map[tiers.ID]bool
 
@@ -57,7 +53,7 @@ type loader struct {
 	foreignWhy map[tiers.ID]string
 	// generators holds the ArtifactGenerators of the rendered output;
 	// artifacts, the ExternalArtifacts resolved so far.
-	generators map[tiers.ID]*artifactGenerator
+	generators map[tiers.ID]*kbuild.ArtifactGenerator
 	artifacts  map[tiers.ID]artifactSource
 	// ahead holds the ExternalArtifacts resolved for builds run ahead.
 	ahead  map[tiers.ID]aheadArtifact
@@ -76,13 +72,13 @@ type loader struct {
 	sopsNamespaces map[string]map[string]bool
 }
 
-func newLoader(b *builder, kinds map[string]bool) *loader {
+func newLoader(b *kbuild.Builder, kinds map[string]bool) *loader {
 	return &loader{
 		b:        b,
 		kinds:    kinds,
 		entries:  map[tiers.ID]*entry{},
 		local:    map[tiers.ID]bool{},
-		vars:     varIndex{},
+		vars:     kbuild.VarIndex{},
 		sops:     map[tiers.ID]bool{},
 		rendered: map[tiers.ID][]Manifest{},
 		warnings: map[string]bool{},
@@ -91,7 +87,7 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 		remote:   map[tiers.ID][]string{},
 
 		foreignWhy: map[tiers.ID]string{},
-		generators: map[tiers.ID]*artifactGenerator{},
+		generators: map[tiers.ID]*kbuild.ArtifactGenerator{},
 		artifacts:  map[tiers.ID]artifactSource{},
 		ahead:      map[tiers.ID]aheadArtifact{},
 		futures:    map[tiers.ID]*future{},
@@ -104,12 +100,12 @@ func newLoader(b *builder, kinds map[string]bool) *loader {
 // variables, the Flux sources the checkout defines and the
 // ArtifactGenerators that compose ExternalArtifacts from them.
 func (l *loader) index(m Manifest) {
-	l.vars.add(m)
+	l.vars.Add(m)
 	u := m.Object
 	switch {
 	case strings.HasPrefix(u.GetAPIVersion(), sourceGroup+"/"):
 		l.sources[tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}] = true
-	case isArtifactGenerator(u):
+	case kbuild.IsArtifactGenerator(u):
 		l.indexGenerator(m)
 	}
 }
@@ -119,12 +115,12 @@ const sourceGroup = "source.toolkit.fluxcd.io"
 
 // run builds path (absolute), then every Kustomization reachable from it.
 func (l *loader) run(ctx context.Context, path string) (*Result, error) {
-	relPath := l.b.rel(path)
-	out, err := l.b.build(nil, path)
+	relPath := l.b.Rel(path)
+	out, err := l.b.Build(nil, path)
 	if err != nil {
 		return nil, fmt.Errorf("path %s: %w", relPath, err)
 	}
-	root := manifestsOf(out.objects)
+	root := out.Manifests()
 	l.noteSkipped(out)
 	sortManifests(root)
 	for _, m := range root {
@@ -293,312 +289,4 @@ func (l *loader) warnForeign() {
 		}
 		l.warn(msg)
 	}
-}
-
-// drain processes the queue. A Kustomization whose substituteFrom objects
-// have not been rendered yet waits until the others have been built; when
-// nothing else can make progress, the first waiting one is built without them.
-func (l *loader) drain(ctx context.Context) error {
-	force := false
-	for {
-		if len(l.queue) == 0 {
-			if len(l.deferred) == 0 {
-				return nil
-			}
-			l.queue, l.deferred = l.deferred, nil
-			force = !l.progressed
-			l.progressed = false
-		}
-		id := l.queue[0]
-		l.queue = l.queue[1:]
-		l.prefetch()
-		done, err := l.process(ctx, id, force)
-		if err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			// Flux fails this Kustomization alone: so does the render.
-			done = l.failAlone(id, err)
-		}
-		force = false
-		if done {
-			l.progressed = true
-		} else {
-			l.deferred = append(l.deferred, id)
-		}
-	}
-}
-
-// process builds one Kustomization and queues the Kustomizations it applies.
-// It returns false when the build must wait for substituteFrom objects.
-func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, error) {
-	if err := ctx.Err(); err != nil {
-		return false, err
-	}
-	e := l.entries[id]
-	if e.done {
-		return true, nil
-	}
-	ks, err := l.kustomization(id)
-	if err != nil {
-		return false, err
-	}
-	if ks.Spec.SourceRef.Kind == "" || ks.Spec.SourceRef.Name == "" {
-		by := "the Kustomization that applies it"
-		if e.appliedBy != nil {
-			by = e.appliedBy.String()
-		}
-		l.warn(fmt.Sprintf("%s (%s): spec.sourceRef is missing; the API server rejects the object (the field is required), so the apply of %s fails; not rendered",
-			id, orUnknown(e.manifest.File), by))
-		e.done = true
-		return true, nil
-	}
-	var v view = checkoutView{l.b}
-	src := flux.KustomizationSource(ks)
-	if src.Kind == kindExternalArtifact {
-		a, known := l.artifact(src)
-		if !known && !force {
-			return false, nil // its generator may be in a build still to come
-		}
-		if a.view == nil {
-			l.foreign[id], l.foreignWhy[id] = flux.FromKustomization(ks), a.why
-			e.done = true
-			return true, nil
-		}
-		v = a.view
-	} else if !l.local[src] {
-		l.foreign[id] = flux.FromKustomization(ks)
-		e.done = true
-		return true, nil
-	}
-	if !force && !refsPresent(ks, l.vars) {
-		return false, nil
-	}
-	var dir string
-	if a, ok := v.(*artifactView); ok {
-		dir, err = l.artifactDir(id, a, ks, e.manifest.File)
-	} else {
-		dir, err = l.resolvePath(id, ks, e.manifest.File)
-	}
-	if err != nil {
-		return false, err
-	}
-	if l.builds++; l.builds == parallelAfter {
-		l.b.parallel.Store(true)
-	}
-	out, err := l.build(id, v, e.manifest.Object, dir)
-	if lim, ok := input.IsLimit(err); ok {
-		return l.fail(id, lim)
-	}
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", id, err)
-	}
-	l.noteSkipped(out)
-	if len(out.remote) > 0 {
-		l.remote[id] = out.remote
-	}
-	err = l.postBuild(id, ks, out.objects)
-	if lim, ok := input.IsLimit(err); ok {
-		return l.fail(id, lim)
-	}
-	if err != nil {
-		return false, err
-	}
-	manifests := manifestsOf(out.objects)
-	sortManifests(manifests)
-	for _, m := range manifests {
-		l.index(m)
-	}
-	l.rendered[id] = manifests
-	e.done = true
-	l.queue = append(l.queue, l.discover(manifests, &id)...)
-	return true, nil
-}
-
-// fail records that the build of id read a file over a limit: the
-// Kustomization fails alone, and nothing it would apply is known.
-func (l *loader) fail(id tiers.ID, lim *input.LimitError) (bool, error) {
-	l.failed = append(l.failed, BuildFailure{ID: id, File: lim.File, Err: lim})
-	l.entries[id].done = true
-	return true, nil
-}
-
-// failAlone records that the Kustomization id cannot be rendered for a
-// reason of its own, as kustomize-controller would fail it alone: it does
-// not decode, its spec.path is missing, its build or its postBuild
-// substitution fails. The file named is the malformed file when one is
-// found, else the file defining the Kustomization. It returns true: the
-// Kustomization is done with.
-func (l *loader) failAlone(id tiers.ID, err error) bool {
-	e := l.entries[id]
-	file, line := e.manifest.File, e.manifest.Line
-	var malformed *MalformedError
-	if errors.As(err, &malformed) && malformed.File != "" {
-		file, line = malformed.File, l.b.documentLine(malformed.File, malformed.Index)
-	}
-	// The failure names the Kustomization and its file already.
-	name := id.String() + ": "
-	l.failed = append(l.failed, BuildFailure{ID: id, File: file, Line: line, Err: withoutPrefix(err, orUnknown(e.manifest.File)+": "+name, name)})
-	e.done = true
-	return true
-}
-
-// prefixedError is an error whose message drops the first of its prefixes
-// it starts with, which the caller says already (the Kustomization's name
-// and file); errors.Is and errors.As see the error underneath.
-type prefixedError struct {
-	err      error
-	prefixes []string
-}
-
-func withoutPrefix(err error, prefixes ...string) error {
-	return &prefixedError{err: err, prefixes: prefixes}
-}
-
-func (e *prefixedError) Error() string {
-	msg := e.err.Error()
-	for _, p := range e.prefixes {
-		if rest, ok := strings.CutPrefix(msg, p); ok {
-			return rest
-		}
-	}
-	return msg
-}
-
-func (e *prefixedError) Unwrap() error { return e.err }
-
-// discover records the Flux objects among manifests, applied by parent (nil
-// for the build of Path), and returns the new Kustomizations, sorted.
-func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
-	var added []tiers.ID
-	seen := map[tiers.ID]bool{}
-	for _, m := range manifests {
-		kind := fluxKind(m.Object)
-		if kind == "" {
-			continue
-		}
-		id := idOf(kind, m.Object)
-		if id.Namespace == "" {
-			l.warn(fmt.Sprintf("%s: %s/%s has no namespace; kustomize-controller would fail to apply it (namespace not specified); skipped",
-				orUnknown(m.File), kind, id.Name))
-			continue
-		}
-		if parent != nil && id == *parent {
-			continue
-		}
-		e, known := l.entries[id]
-		twice := seen[id]
-		seen[id] = true
-		switch {
-		case !known:
-			l.entries[id] = &entry{kind: kind, manifest: m, appliedBy: copyID(parent)}
-			if kind == KindKustomization {
-				added = append(added, id)
-			}
-		case twice:
-			// Twice in one build: their names differed before substitution.
-			l.warnCollision(id, e, m, parent)
-		case parent == nil:
-		case e.appliedBy == nil:
-			e.appliedBy = copyID(parent)
-			if !e.done {
-				e.manifest, e.ks = m, nil
-			}
-		case *e.appliedBy != *parent && len(unknownVars(id)) > 0:
-			l.warnCollision(id, e, m, parent)
-		case *e.appliedBy != *parent:
-			l.warn(fmt.Sprintf("%s: applied by both %s and %s", id, *e.appliedBy, *parent))
-		}
-	}
-	sort.Slice(added, func(i, j int) bool { return added[i].Less(added[j]) })
-	return added
-}
-
-// warnCollision notes two objects that are one node here. When an unknown
-// variable, shown as written, is all their names share, Flux may well see
-// two; that is said, naming both and the variable. Any other collision of
-// one build is kustomize-controller's to report, as before.
-func (l *loader) warnCollision(id tiers.ID, first *entry, m Manifest, parent *tiers.ID) {
-	vars := unknownVars(id)
-	if len(vars) == 0 {
-		return
-	}
-	by := func(applier *tiers.ID) string {
-		if applier == nil {
-			return "the build of the path"
-		}
-		return applier.String()
-	}
-	l.warn(fmt.Sprintf("%s: %s (applied by %s) and %s (applied by %s) are one node here only because %s has no value offline",
-		id, orUnknown(first.manifest.File), by(first.appliedBy), orUnknown(m.File), by(parent), strings.Join(vars, ", ")))
-}
-
-// unknownVars returns the references shown as written in an ID's
-// namespace and name: variables without a value offline (an object's
-// name cannot hold "${" otherwise).
-func unknownVars(id tiers.ID) []string {
-	var out []string
-	for _, s := range []string{id.Namespace, id.Name} {
-		for _, ref := range writtenRef.FindAllString(s, -1) {
-			if !slices.Contains(out, ref) {
-				out = append(out, ref)
-			}
-		}
-	}
-	return out
-}
-
-// writtenRef matches a ${...} reference left as written.
-var writtenRef = regexp.MustCompile(`\$\{[^}]*\}`)
-
-// kustomization decodes a discovered Kustomization, once.
-func (l *loader) kustomization(id tiers.ID) (*kustomizev1.Kustomization, error) {
-	e := l.entries[id]
-	if e.ks != nil {
-		return e.ks, nil
-	}
-	ks, err := toKustomization(e.manifest.Object)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", orUnknown(e.manifest.File), id, err)
-	}
-	e.ks = ks
-	return ks, nil
-}
-
-// resolvePath resolves spec.path and checks that it exists.
-func (l *loader) resolvePath(id tiers.ID, ks *kustomizev1.Kustomization, file string) (string, error) {
-	dir := l.specDir(ks)
-	info, err := os.Stat(dir)
-	if err != nil {
-		if cause := errors.Unwrap(err); cause != nil {
-			err = cause
-		}
-		if strings.Contains(ks.Spec.Path, "${") {
-			parent := "the Kustomization that applies it"
-			if by := l.entries[id].appliedBy; by != nil {
-				parent = by.String()
-			}
-			return "", fmt.Errorf("%s: kustomization path not found: %s (defined in %s): a variable in it is not defined; define it in the postBuild of %s", id, ks.Spec.Path, orUnknown(file), parent)
-		}
-		return "", fmt.Errorf("%s: kustomization path not found: %s (defined in %s): %w", id, ks.Spec.Path, orUnknown(file), err)
-	}
-	if !info.IsDir() {
-		return "", fmt.Errorf("%s: kustomization path is not a directory: %s (defined in %s)", id, ks.Spec.Path, orUnknown(file))
-	}
-	return dir, nil
-}
-
-// buildsPath reports whether the Kustomization id builds path (absolute).
-func (l *loader) buildsPath(id tiers.ID, path string) (bool, error) {
-	ks, err := l.kustomization(id)
-	if err != nil {
-		return false, err
-	}
-	return l.specDir(ks) == path, nil
-}
-
-// specDir resolves spec.path against the repository root the way
-// kustomize-controller does (securejoin: the path cannot climb out of the root).
-func (l *loader) specDir(ks *kustomizev1.Kustomization) string {
-	return filepath.Join(l.b.root, filepath.Clean(string(filepath.Separator)+filepath.FromSlash(ks.Spec.Path)))
 }

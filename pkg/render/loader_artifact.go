@@ -2,13 +2,12 @@ package render
 
 import (
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"sort"
-	"strings"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 
+	"github.com/kubestandup/standup/pkg/render/kbuild"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -16,7 +15,7 @@ import (
 // Kustomization builds from.
 type artifactSource struct {
 	// view is the artifact's tree; nil when it is not rendered.
-	view *artifactView
+	view *kbuild.ArtifactView
 	// why says why it is not rendered, when the checkout's generator of it
 	// copies from elsewhere or cannot be reproduced ("" when no generator
 	// of the checkout produces it).
@@ -26,29 +25,29 @@ type artifactSource struct {
 // indexGenerator records an ArtifactGenerator of the rendered output; the
 // first of a name wins, as for every other object.
 func (l *loader) indexGenerator(m Manifest) {
-	g, err := newArtifactGenerator(m)
+	g, err := kbuild.NewArtifactGenerator(m)
 	if err != nil {
 		l.warn(err.Error() + "; the ExternalArtifacts it generates are not rendered")
 		return
 	}
-	if _, seen := l.generators[g.id]; !seen {
-		l.generators[g.id] = g
+	if _, seen := l.generators[g.ID()]; !seen {
+		l.generators[g.ID()] = g
 	}
 }
 
 // generatorOf finds the ArtifactGenerator of the checkout that produces the
 // ExternalArtifact src, and that artifact's spec. dir returns the
 // directory of a source, for generators that expand a pathPattern.
-func (l *loader) generatorOf(src tiers.ID, dir func(tiers.ID) (string, bool)) (*artifactGenerator, *outputArtifact) {
-	var gens []*artifactGenerator
+func (l *loader) generatorOf(src tiers.ID, dir func(tiers.ID) (string, bool)) (*kbuild.ArtifactGenerator, *kbuild.OutputArtifact) {
+	var gens []*kbuild.ArtifactGenerator
 	for id, g := range l.generators {
 		if id.Namespace == src.Namespace {
 			gens = append(gens, g)
 		}
 	}
-	sort.Slice(gens, func(i, j int) bool { return gens[i].id.Less(gens[j].id) })
+	sort.Slice(gens, func(i, j int) bool { return gens[i].ID().Less(gens[j].ID()) })
 	for _, g := range gens {
-		outs, err := g.outputs(dir, l.sourceIgnored)
+		outs, err := g.Outputs(dir, l.b.Ignored)
 		if err != nil {
 			continue
 		}
@@ -61,15 +60,9 @@ func (l *loader) generatorOf(src tiers.ID, dir func(tiers.ID) (string, bool)) (*
 	return nil, nil
 }
 
-// sourceIgnored reports whether source-controller leaves an absolute path
-// of the checkout out of its artifact.
-func (l *loader) sourceIgnored(abs string, dir bool) bool {
-	return l.b.ignored.Match(strings.Split(abs, string(filepath.Separator)), dir)
-}
-
 // localDir returns the checkout's root for a source the checkout stands for.
 func (l *loader) localDir(src tiers.ID) (string, bool) {
-	return l.b.root, l.local[src]
+	return l.b.Root(), l.local[src]
 }
 
 // artifact resolves the ExternalArtifact src. The second result is false
@@ -92,8 +85,8 @@ func (l *loader) artifact(src tiers.ID) (artifactSource, bool) {
 // the walk (plan): the walk takes it when it finds the same generator
 // producing the same output, else resolves the artifact again.
 type aheadArtifact struct {
-	g   *artifactGenerator
-	out *outputArtifact
+	g   *kbuild.ArtifactGenerator
+	out *kbuild.OutputArtifact
 	a   artifactSource
 }
 
@@ -128,39 +121,39 @@ func (l *loader) generated(src tiers.ID) (aheadArtifact, bool) {
 
 // resolveArtifact builds the tree of the artifact out of g, when every
 // source it copies from is one the checkout stands for.
-func (l *loader) resolveArtifact(src tiers.ID, g *artifactGenerator, out *outputArtifact) artifactSource {
-	by := fmt.Sprintf("%s (%s)", g.id, orUnknown(g.file))
-	if s := out.unsupportedStrategy(); s != "" {
+func (l *loader) resolveArtifact(src tiers.ID, g *kbuild.ArtifactGenerator, out *kbuild.OutputArtifact) artifactSource {
+	by := fmt.Sprintf("%s (%s)", g.ID(), kbuild.OrUnknown(g.File()))
+	if s := out.UnsupportedStrategy(); s != "" {
 		return artifactSource{why: fmt.Sprintf("which %s fills with copy strategy %s (the content of tarballs), not read offline", by, s)}
 	}
 	dirs := map[string]string{}
-	for _, alias := range out.aliases() {
-		source, ok := g.sources[alias]
+	for _, alias := range out.Aliases() {
+		source, ok := g.Source(alias)
 		if !ok {
 			return artifactSource{why: fmt.Sprintf("which %s copies from source alias %q, which it does not define (source-watcher fails it)", by, alias)}
 		}
 		if !l.local[source] {
 			return artifactSource{why: fmt.Sprintf("which %s generates from %s, not from the source of the path", by, source)}
 		}
-		dirs[alias] = l.b.root
+		dirs[alias] = l.b.Root()
 	}
-	tree, err := buildArtifactTree(*out, dirs, l.sourceIgnored, l.b.disk.ReadFile)
+	v, err := l.b.NewArtifactView(src, *out, dirs)
 	if err != nil {
 		return artifactSource{why: fmt.Sprintf("which %s cannot generate: %v (source-watcher fails it)", by, err)}
 	}
-	return artifactSource{view: &artifactView{fs: newArtifactFS(src, l.b.root, tree, l.b.disk, l.b.rel), b: l.b}}
+	return artifactSource{view: v}
 }
 
 // artifactDir resolves spec.path inside an artifact the way
 // kustomize-controller does inside the extracted artifact, and checks that
 // it exists there.
-func (l *loader) artifactDir(id tiers.ID, v *artifactView, ks *kustomizev1.Kustomization, file string) (string, error) {
-	dir := v.fs.path(cleanArtifactPath(ks.Spec.Path))
-	if !v.fs.IsDir(dir) {
-		if v.fs.Exists(dir) {
-			return "", fmt.Errorf("%s: kustomization path is not a directory: %s (defined in %s) in %s", id, ks.Spec.Path, orUnknown(file), v.fs.id)
+func (l *loader) artifactDir(id tiers.ID, v *kbuild.ArtifactView, ks *kustomizev1.Kustomization, file string) (string, error) {
+	dir, exists, isDir := v.Resolve(ks.Spec.Path)
+	if !isDir {
+		if exists {
+			return "", fmt.Errorf("%s: kustomization path is not a directory: %s (defined in %s) in %s", id, ks.Spec.Path, kbuild.OrUnknown(file), v.Artifact())
 		}
-		return "", fmt.Errorf("%s: kustomization path not found: %s (defined in %s): %s holds no such directory", id, ks.Spec.Path, orUnknown(file), v.fs.id)
+		return "", fmt.Errorf("%s: kustomization path not found: %s (defined in %s): %s holds no such directory", id, ks.Spec.Path, kbuild.OrUnknown(file), v.Artifact())
 	}
 	return dir, nil
 }
@@ -169,18 +162,18 @@ func (l *loader) artifactDir(id tiers.ID, v *artifactView, ks *kustomizev1.Kusto
 // sourceRef, or, for an ExternalArtifact that a generator of Path's build
 // produces, the sources that generator copies it from.
 func (l *loader) seedSources(src tiers.ID) []tiers.ID {
-	if src.Kind != kindExternalArtifact {
+	if src.Kind != kbuild.KindExternalArtifact {
 		return []tiers.ID{src}
 	}
 	// The sources are not known to be the checkout yet: expand path
 	// patterns as if they were.
-	g, out := l.generatorOf(src, func(tiers.ID) (string, bool) { return l.b.root, true })
+	g, out := l.generatorOf(src, func(tiers.ID) (string, bool) { return l.b.Root(), true })
 	if g == nil {
 		return nil
 	}
 	var sources []tiers.ID
-	for _, alias := range out.aliases() {
-		if s, ok := g.sources[alias]; ok {
+	for _, alias := range out.Aliases() {
+		if s, ok := g.Source(alias); ok {
 			sources = append(sources, s)
 		}
 	}

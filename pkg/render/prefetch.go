@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render/kbuild"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -24,10 +25,10 @@ import (
 type future struct {
 	// manifest, v and dir are what it builds.
 	manifest *unstructured.Unstructured
-	v        view
+	v        kbuild.View
 	dir      string
 	done     chan struct{}
-	res      *buildResult
+	res      *kbuild.Output
 	err      error
 }
 
@@ -57,7 +58,7 @@ func (l *loader) prefetch() {
 		waiting++
 		go func() {
 			defer close(f.done)
-			f.res, f.err = l.b.buildIn(f.v, f.manifest.Object, f.dir)
+			f.res, f.err = l.b.BuildIn(f.v, f.manifest.Object, f.dir)
 		}()
 	}
 }
@@ -65,7 +66,7 @@ func (l *loader) prefetch() {
 // plan returns what the walk will build for id, when it can tell without
 // changing anything: a Kustomization of the checkout, or of an artifact a
 // generator already rendered produces, whose directory exists.
-func (l *loader) plan(id tiers.ID) (view, string, bool) {
+func (l *loader) plan(id tiers.ID) (kbuild.View, string, bool) {
 	e := l.entries[id]
 	if e.done {
 		return nil, "", false
@@ -75,7 +76,7 @@ func (l *loader) plan(id tiers.ID) (view, string, bool) {
 		return nil, "", false
 	}
 	src := flux.KustomizationSource(ks)
-	if src.Kind == kindExternalArtifact {
+	if src.Kind == kbuild.KindExternalArtifact {
 		a, resolved := l.artifactAhead(src)
 		if !resolved || a.view == nil {
 			return nil, "", false
@@ -87,12 +88,12 @@ func (l *loader) plan(id tiers.ID) (view, string, bool) {
 		return nil, "", false
 	}
 	dir, err := l.resolvePath(id, ks, e.manifest.File)
-	return checkoutView{l.b}, dir, err == nil
+	return l.b.Checkout(), dir, err == nil
 }
 
 // build returns the build of id: the one run ahead when it built the same
 // object in the same directory of the same view, else one run now.
-func (l *loader) build(id tiers.ID, v view, manifest *unstructured.Unstructured, dir string) (*buildResult, error) {
+func (l *loader) build(id tiers.ID, v kbuild.View, manifest *unstructured.Unstructured, dir string) (*kbuild.Output, error) {
 	if f := l.futures[id]; f != nil {
 		l.futures[id] = nil // used, or not to be used
 		l.waiting--
@@ -101,7 +102,7 @@ func (l *loader) build(id tiers.ID, v view, manifest *unstructured.Unstructured,
 			return f.res, f.err
 		}
 	}
-	return l.b.buildIn(v, manifest.Object, dir)
+	return l.b.BuildIn(v, manifest.Object, dir)
 }
 
 // drainFutures waits for the builds still running ahead, so that none

@@ -12,9 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render/kbuild"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -42,19 +41,9 @@ type Options struct {
 	Kinds []string
 }
 
-// Manifest is one rendered object and the file it came from.
-type Manifest struct {
-	// Object is the object as kustomize-controller would apply it.
-	Object *unstructured.Unstructured
-	// File is the file the object was read from, relative to the repository
-	// root and slash-separated; empty when kustomize records none (objects
-	// from generators record their kustomization file instead).
-	File string
-	// Line is the 1-based line of File where the object's document starts
-	// (for a generated object, its generator's entry); 0 when unknown: no
-	// file on disk behind it, or no document of File that matches it.
-	Line int
-}
+// Manifest is one rendered object and the file it came from: the builder's
+// (kbuild.Manifest), which every field of Result holds.
+type Manifest = kbuild.Manifest
 
 // Result is the offline view of a cluster: the Flux objects it would have and
 // everything each Kustomization would apply.
@@ -142,15 +131,15 @@ func (f BuildFailure) Error() string {
 // substitution fails) fails alone here too, in Result.Failed, and the rest
 // is rendered. Only what concerns the whole input fails the load: Path or
 // the repository root missing or unreadable, a build of Path itself that
-// fails (the file it names is a *MalformedError or an *input.LimitError),
+// fails (the file it names is a *kbuild.MalformedError or an *input.LimitError),
 // a .sourceignore over a limit, a cancelled ctx.
 func Load(ctx context.Context, opts Options) (*Result, error) {
 	return load(ctx, opts, false)
 }
 
 // load is Load; exact turns off every shortcut the render takes around
-// kustomize and Flux's own code (builder.exact), so that tests can hold the
-// shortcuts to what they stand for.
+// kustomize and Flux's own code (kbuild.Builder.Exact), so that tests can
+// hold the shortcuts to what they stand for.
 func load(ctx context.Context, opts Options, exact bool) (*Result, error) {
 	kinds, err := normalizeKinds(opts.Kinds)
 	if err != nil {
@@ -160,15 +149,17 @@ func load(ctx context.Context, opts Options, exact bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := newBuilder(root)
+	b, err := kbuild.New(root)
 	if err != nil {
 		return nil, err
 	}
-	b.kustomizeAlways, b.substituteAlways = exact, exact
+	if exact {
+		b.Exact()
+	}
 	defer lessGC()()
-	capture.start()
+	stopCapture := kbuild.CapturePrints()
 	res, err := newLoader(b, kinds).run(ctx, path)
-	loose := capture.stop()
+	loose := stopCapture()
 	if err != nil {
 		return nil, &relativeError{err: err, root: root + string(filepath.Separator)}
 	}

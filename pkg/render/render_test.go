@@ -3,151 +3,15 @@ package render
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/kubestandup/standup/pkg/flux"
-	"github.com/kubestandup/standup/pkg/tiers"
+	"github.com/kubestandup/standup/pkg/render/internal/rendertest"
+	"github.com/kubestandup/standup/pkg/render/kbuild"
 )
-
-// fixture loads testdata/<name> with the given path inside it.
-func fixture(t *testing.T, name, path string, kinds ...string) (*Result, error) {
-	t.Helper()
-	root := filepath.Join("testdata", name)
-	return Load(context.Background(), Options{Path: filepath.Join(root, path), RepoRoot: root, Kinds: kinds})
-}
-
-func TestLoadFixtures(t *testing.T) {
-	tests := []struct {
-		name    string
-		path    string
-		objects []string
-		edges   []string
-	}{{
-		name: "flux2-example",
-		path: "clusters/production",
-		objects: []string{
-			"HelmRelease/cert-manager/cert-manager",
-			"Kustomization/flux-system/apps",
-			"Kustomization/flux-system/flux-system",
-			"Kustomization/flux-system/infra-configs",
-			"Kustomization/flux-system/infra-controllers",
-			"HelmRelease/ingress-nginx/ingress-nginx",
-			"HelmRelease/podinfo/podinfo",
-		},
-		edges: []string{
-			"HelmRelease/ingress-nginx/ingress-nginx -> HelmRelease/cert-manager/cert-manager",
-			"HelmRelease/podinfo/podinfo -> HelmRelease/ingress-nginx/ingress-nginx",
-			"Kustomization/flux-system/apps -> Kustomization/flux-system/infra-configs",
-			"Kustomization/flux-system/infra-configs -> Kustomization/flux-system/infra-controllers",
-		},
-	}, {
-		name: "cluster-apps",
-		path: "kubernetes/flux/cluster",
-		objects: []string{
-			"HelmRelease/database/cloudnative-pg",
-			"Kustomization/database/cloudnative-pg",
-			"Kustomization/database/cloudnative-pg-cluster",
-			"HelmRelease/default/echo",
-			"Kustomization/default/echo",
-			"Kustomization/flux-system/cluster-apps",
-			"Kustomization/flux-system/cluster-vars",
-		},
-		edges: []string{
-			"Kustomization/database/cloudnative-pg-cluster -> Kustomization/database/cloudnative-pg",
-			"Kustomization/default/echo -> Kustomization/database/cloudnative-pg-cluster",
-		},
-	}, {
-		name: "features",
-		path: "clusters/test",
-		objects: []string{
-			"Kustomization/flux-system/app",
-			"Kustomization/flux-system/base-test",
-			"Kustomization/flux-system/root",
-			"Kustomization/tenants/tenant",
-		},
-		edges: []string{
-			"Kustomization/flux-system/app -> Kustomization/flux-system/base-test",
-			"Kustomization/flux-system/app -> Kustomization/tenants/tenant",
-		},
-	}, {
-		// Nothing in bootstrap/ builds bootstrap/ itself: the checkout stands
-		// for the GitRepository only, and Flux's own Kustomization, built from
-		// an OCIRepository at "./", is not rendered from these files.
-		name: "unanchored",
-		path: "bootstrap",
-		objects: []string{
-			"Kustomization/flux-system/apps",
-			"Kustomization/flux-system/flux",
-		},
-	}, {
-		// A sourceRef without namespace resolves in the Kustomization's own
-		// namespace, where the checkout defines no such source.
-		name: "sourceref-namespace",
-		path: "clusters/c",
-		objects: []string{
-			"Kustomization/cert-manager/cert-manager",
-			"Kustomization/flux-system/apps",
-			"Kustomization/flux-system/flux-system",
-		},
-	}, {
-		// .sops.yaml (a source-controller default) and apps/scratch (the
-		// repository's .sourceignore) are not in the artifact Flux builds
-		// from: the generated kustomizations must not scan them.
-		name: "sourceignore",
-		path: "clusters/c",
-		objects: []string{
-			"Kustomization/flux-system/apps",
-			"Kustomization/flux-system/flux-system",
-		},
-	}, {
-		// Kustomizations built from ExternalArtifacts that ArtifactGenerators
-		// of the checkout compose from it: apps from a layout of its own
-		// (production/ refers to ../common), infra from a directory copied
-		// as a directory of its own name, a-late from a generator that
-		// another Kustomization applies; vendor's generator copies from
-		// another source and lost's is nowhere: both are nodes, noted.
-		name: "artifact-generator",
-		path: "clusters/prod",
-		objects: []string{
-			"Kustomization/flux-system/a-late",
-			"Kustomization/flux-system/apps",
-			"Kustomization/flux-system/flux-system",
-			"Kustomization/flux-system/generators",
-			"Kustomization/flux-system/infra",
-			"Kustomization/flux-system/lost",
-			"Kustomization/flux-system/vendor",
-			"HelmRelease/podinfo/podinfo",
-		},
-		edges: []string{"Kustomization/flux-system/apps -> Kustomization/flux-system/infra"},
-	}, {
-		name: "cycle",
-		path: "clusters/c",
-		objects: []string{
-			"Kustomization/flux-system/a",
-			"Kustomization/flux-system/b",
-		},
-	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := fixture(t, tt.name, tt.path, KindKustomization, KindHelmRelease)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := ids(res.Objects); !slices.Equal(got, tt.objects) {
-				t.Errorf("objects:\n got %q\nwant %q", got, tt.objects)
-			}
-			if got := edges(res.Objects); !slices.Equal(got, tt.edges) {
-				t.Errorf("edges:\n got %q\nwant %q", got, tt.edges)
-			}
-			golden(t, tt.name, summarize(t, res))
-		})
-	}
-}
 
 // TestLoadErrors: what concerns the whole input fails the whole load, with
 // one clear error and no result: a build of Path itself that fails, a Path
@@ -185,128 +49,14 @@ func TestLoadErrors(t *testing.T) {
 			if abs, _ := filepath.Abs(filepath.Join("testdata", tt.name)); strings.Contains(err.Error(), abs) {
 				t.Errorf("error %q names files by absolute path, want them relative to the repository root", err)
 			}
-			var malformed *MalformedError
+			var malformed *kbuild.MalformedError
 			if tt.wantFile != "" {
 				if !errors.As(err, &malformed) {
-					t.Fatalf("error %q is not a *MalformedError", err)
+					t.Fatalf("error %q is not a *kbuild.MalformedError", err)
 				}
 				if malformed.File != tt.wantFile || malformed.Index != tt.wantIndex {
 					t.Errorf("malformed at %s document %d, want %s document %d", malformed.File, malformed.Index, tt.wantFile, tt.wantIndex)
 				}
-			}
-		})
-	}
-}
-
-// TestLoadFailsAlone: a Kustomization that kustomize-controller would fail
-// alone fails alone in the render too (testdata/fails-alone): one
-// Result.Failed entry naming it, its file and the reason, on one line,
-// while the rest is rendered. In each fixture, Kustomization ok depends on
-// the one that fails: it is still rendered, and still ordered after it.
-func TestLoadFailsAlone(t *testing.T) {
-	tests := []struct {
-		name string
-		// failed is the object that fails; file and line, the place its
-		// failure names.
-		failed tiers.ID
-		file   string
-		line   int
-		// reason is what the failure says, past its name.
-		reason   string
-		kinds    []string
-		notExist bool
-		// malformedIndex is the malformed document, when the reason is one.
-		malformedIndex int
-	}{{
-		name:   "missing-path",
-		failed: ksID("flux-system", "gone"), file: "clusters/c/root.yaml", line: 1,
-		reason:   "Kustomization/flux-system/gone not rendered: kustomization path not found: ./does-not-exist (defined in clusters/c/root.yaml)",
-		notExist: true,
-	}, {
-		name:   "unset-var-path",
-		failed: ksID("flux-system", "web"), file: "apps/ks.yaml", line: 1,
-		reason: "Kustomization/flux-system/web not rendered: kustomization path not found: ./clusters/${CLUSTER_NAME}/web (defined in apps/ks.yaml): a variable in it is not defined; define it in the postBuild of Kustomization/flux-system/apps",
-	}, {
-		name:   "malformed",
-		failed: ksID("flux-system", "tier"), file: "tier/bad.yaml", line: 8,
-		reason:         "Kustomization/flux-system/tier not rendered: tier/bad.yaml: document 3: ",
-		malformedIndex: 3,
-	}, {
-		// kustomize's own message names the directory it could not build.
-		name:   "empty-kustomization",
-		failed: ksID("flux-system", "apps"), file: "clusters/c/root.yaml",
-		reason: "Kustomization/flux-system/apps not rendered (clusters/c/root.yaml): kustomize build failed: accumulating resources: accumulation err='accumulating resources from 'base': read apps/base: is a directory': couldn't make target for path 'apps/base': kustomization.yaml is empty",
-	}, {
-		name:   "component-as-resource",
-		failed: ksID("flux-system", "apps"), file: "clusters/c/root.yaml",
-		reason: "Kustomization/flux-system/apps not rendered (clusters/c/root.yaml): kustomize build failed: ",
-	}, {
-		name:   "bool-label",
-		failed: ksID("flux-system", "apps"), file: "clusters/c/root.yaml",
-		reason: `Kustomization/flux-system/apps not rendered (clusters/c/root.yaml): decode failed: metadata.labels["substitution.flux/enabled"] is true (bool): label and annotation values must be strings`,
-	}, {
-		name:   "bad-spec",
-		failed: ksID("flux-system", "bad"), file: "clusters/c/root.yaml",
-		reason: "Kustomization/flux-system/bad not rendered (clusters/c/root.yaml): decode failed:",
-	}, {
-		name:   "postbuild-error",
-		failed: ksID("flux-system", "apps"), file: "clusters/c/root.yaml",
-		reason: "Kustomization/flux-system/apps not rendered (clusters/c/root.yaml): post build failed for ConfigMap/default/apps (apps/cm.yaml): 'cluster-name' var name is invalid",
-	}, {
-		// The Kustomization building the path fails: the rest starts from
-		// the path's build, as its files hold it.
-		name:   "self-postbuild",
-		failed: ksID("flux-system", "flux-system"), file: "clusters/c/flux-system.yaml", line: 4,
-		reason: "Kustomization/flux-system/flux-system not rendered: post build failed for Kustomization/flux-system/flux-system (clusters/c/flux-system.yaml): 'cluster-name' var name is invalid",
-	}, {
-		name:   "helmrelease-spec",
-		failed: hrID("default", "web"), file: "apps/hr.yaml", kinds: []string{KindKustomization, KindHelmRelease},
-		reason: "HelmRelease/default/web not rendered (apps/hr.yaml): decode failed: spec.dependsOn[0]: name is empty: the API server rejects it, so the apply of Kustomization/flux-system/apps fails",
-	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := fixture(t, filepath.Join("fails-alone", tt.name), "clusters/c", tt.kinds...)
-			if err != nil {
-				t.Fatalf("Load = %v; want the Kustomization to fail alone", err)
-			}
-			if len(res.Failed) != 1 {
-				t.Fatalf("Failed = %v, want one failure", res.Failed)
-			}
-			f := res.Failed[0]
-			if f.ID != tt.failed || f.File != tt.file || !strings.HasPrefix(f.Error(), tt.reason) {
-				t.Errorf("failure %s at %s:\n %q\nwant %s at %s:\n %q...", f.ID, f.File, f.Error(), tt.failed, tt.file, tt.reason)
-			}
-			if tt.line != 0 && f.Line != tt.line {
-				t.Errorf("failure at line %d, want %d", f.Line, tt.line)
-			}
-			if strings.Contains(f.Error(), "\n") {
-				t.Errorf("failure %q is not one line", f.Error())
-			}
-			if abs, _ := filepath.Abs("testdata"); strings.Contains(f.Error(), abs) {
-				t.Errorf("failure %q names files by absolute path, want them relative to the repository root", f.Error())
-			}
-			if tt.notExist && !errors.Is(f.Err, fs.ErrNotExist) {
-				t.Errorf("failure %q does not wrap fs.ErrNotExist", f.Err)
-			}
-			if tt.malformedIndex > 0 {
-				var malformed *MalformedError
-				if !errors.As(f.Err, &malformed) || malformed.File != tt.file || malformed.Index != tt.malformedIndex {
-					t.Errorf("failure %q is not a *MalformedError at %s document %d", f.Err, tt.file, tt.malformedIndex)
-				}
-			}
-			// The failed object is a node; the rest is rendered and ordered.
-			objectByID(t, res, tt.failed)
-			if tt.failed.Kind == KindKustomization {
-				if _, rendered := res.Rendered[tt.failed]; rendered {
-					t.Errorf("%s failed but has a Rendered entry", tt.failed)
-				}
-			}
-			ok := ksID("flux-system", "ok")
-			if ms := res.Rendered[ok]; len(ms) != 1 || ms[0].Object.GetName() != "ok" {
-				t.Errorf("Kustomization ok rendered %v, want its ConfigMap", ms)
-			}
-			if deps := objectByID(t, res, ok).DependsOn; len(deps) != 1 || !slices.ContainsFunc(res.Objects, func(o flux.Object) bool { return o.ID == deps[0].ID }) {
-				t.Errorf("ok depends on %v, want a node of the result", deps)
 			}
 		})
 	}
@@ -416,7 +166,7 @@ func TestFindRepoRoot(t *testing.T) {
 // Result.Remote names, per Kustomization, what its build left out offline.
 func TestLoadRecordsWhatWasLeftOut(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	rendertest.WriteFiles(t, root, map[string]string{
 		"standup.yaml": "",
 		"clusters/c/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
@@ -444,7 +194,7 @@ func TestLoadNotesASOPSDocumentOnce(t *testing.T) {
 		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: " + name + ", namespace: flux-system}\n" +
 			"spec: {interval: 10m, path: ./shared, prune: true, targetNamespace: " + name + ", sourceRef: {kind: GitRepository, name: flux-system}}\n"
 	}
-	writeFiles(t, root, map[string]string{
+	rendertest.WriteFiles(t, root, map[string]string{
 		"standup.yaml":            "",
 		"clusters/c/a.yaml":       ks("team-a"),
 		"clusters/c/b.yaml":       ks("team-b"),
@@ -460,7 +210,7 @@ func TestLoadNotesASOPSDocumentOnce(t *testing.T) {
 // A Kustomization without spec.sourceRef is named, with why it matters.
 func TestLoadNamesAKustomizationWithoutSourceRef(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	rendertest.WriteFiles(t, root, map[string]string{
 		"standup.yaml":       "",
 		"clusters/c/ks.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: issuer, namespace: flux-system}\nspec: {interval: 10m, path: ./issuer, prune: true}\n",
 	})
@@ -475,7 +225,7 @@ func TestLoadNamesAKustomizationWithoutSourceRef(t *testing.T) {
 // offline, not the empty string Flux gives an undefined one.
 func TestLoadVariableFromASOPSSecretIsUnknownNotEmpty(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	rendertest.WriteFiles(t, root, map[string]string{
 		"standup.yaml": "",
 		"clusters/c/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
@@ -535,7 +285,7 @@ spec:
 		return strings.Replace(strings.Replace(ks, "NAME", name, 1), "./apps", "./leaf", 1)
 	}
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	rendertest.WriteFiles(t, root, map[string]string{
 		"standup.yaml": "",
 		"clusters/c/ks.yaml": strings.Replace(ks, "NAME", "a", 1) + postBuild +
 			"---\n" + strings.Replace(strings.Replace(ks, "NAME", "b", 1), "./apps", "./apps-b", 1) + postBuild,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render/kbuild"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -15,7 +16,7 @@ func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
 	l.warnForeign()
 	l.warnSOPS()
 	res := &Result{
-		RepoRoot:    l.b.root,
+		RepoRoot:    l.b.Root(),
 		Path:        relPath,
 		Definitions: map[tiers.ID]Manifest{},
 		Rendered:    l.rendered,
@@ -74,15 +75,6 @@ func sortManifests(ms []Manifest) {
 	slices.SortStableFunc(ms, func(a, b Manifest) int { return strings.Compare(key(a), key(b)) })
 }
 
-// manifestsOf returns the manifests of a build.
-func manifestsOf(out []built) []Manifest {
-	ms := make([]Manifest, len(out))
-	for i, b := range out {
-		ms[i] = b.Manifest
-	}
-	return ms
-}
-
 // copyID returns a pointer to a copy of *id, or nil.
 func copyID(id *tiers.ID) *tiers.ID {
 	if id == nil {
@@ -101,15 +93,15 @@ func (l *loader) warn(msgs ...string) {
 
 // noteSkipped notes what a build left out: SOPS-encrypted documents and
 // remote resources.
-func (l *loader) noteSkipped(out *buildResult) {
-	l.warn(out.warnings...)
-	for _, r := range out.remote {
+func (l *loader) noteSkipped(out *kbuild.Output) {
+	l.warn(out.Warnings...)
+	for _, r := range out.Remote {
 		l.warn(r + " is not fetched offline; skipped")
 	}
-	for _, m := range out.sops {
+	for _, m := range out.SOPS {
 		u := m.Object
 		l.sops[tiers.ID{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}] = true
-		key := orUnknown(m.File) + ": " + u.GetKind() + "/" + u.GetName()
+		key := kbuild.OrUnknown(m.File) + ": " + u.GetKind() + "/" + u.GetName()
 		if l.sopsNamespaces[key] == nil {
 			l.sopsNamespaces[key] = map[string]bool{}
 		}

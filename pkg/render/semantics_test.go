@@ -27,20 +27,14 @@ func field(t *testing.T, res *Result, id tiers.ID, kind, namespace, name string,
 	return ""
 }
 
-func TestSemantics(t *testing.T) {
+// TestSemanticsClusterApps holds the render of testdata/cluster-apps (a
+// home-ops layout: overlays, substituteFrom, SOPS, HelmReleases) to what
+// Flux would apply.
+func TestSemanticsClusterApps(t *testing.T) {
 	apps, err := fixture(t, "cluster-apps", "kubernetes/flux/cluster", KindKustomization, KindHelmRelease)
 	if err != nil {
 		t.Fatal(err)
 	}
-	features, err := fixture(t, "features", "clusters/test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cycle, err := fixture(t, "cycle", "clusters/c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, app, base := ksID("flux-system", "root"), ksID("flux-system", "app"), ksID("flux-system", "base-test")
 	tests := []struct {
 		name  string
 		check func(t *testing.T)
@@ -96,14 +90,33 @@ func TestSemantics(t *testing.T) {
 				t.Errorf("no warning in %q", apps.Warnings)
 			}
 		}},
-		{"the root Kustomization's versions replace Path's", func(t *testing.T) {
-			if _, raw := features.Rendered[ksID("flux-system", "base-${ENV}")]; raw {
-				t.Error("the unsubstituted Kustomization from Path was built")
+		{"HelmRelease nodes", func(t *testing.T) {
+			hr := objectByID(t, apps, hrID("default", "echo"))
+			if hr.AppliedBy == nil || *hr.AppliedBy != ksID("default", "echo") {
+				t.Errorf("applied by %v", hr.AppliedBy)
 			}
-			if got := objectByID(t, features, app).Path; got != "./app/test" {
-				t.Errorf("app path %q, want ./app/test", got)
+			if hr.SourceRef != (tiers.ID{Kind: "OCIRepository", Namespace: "default", Name: "app-template"}) {
+				t.Errorf("source %v", hr.SourceRef)
 			}
 		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, tt.check)
+	}
+}
+
+// TestSemanticsFeatures holds the render of testdata/features to what Flux
+// would apply: the generator's spec fields, components and substitution.
+func TestSemanticsFeatures(t *testing.T) {
+	features, err := fixture(t, "features", "clusters/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, app, base := ksID("flux-system", "root"), ksID("flux-system", "app"), ksID("flux-system", "base-test")
+	tests := []struct {
+		name  string
+		check func(t *testing.T)
+	}{
 		{"spec fields of the generator", func(t *testing.T) {
 			if got := field(t, features, base, "Deployment", "team-a", "p-web-s", "metadata", "labels", "region"); got != "eu-west" {
 				t.Errorf("patched label %q, want eu-west (stringData over data)", got)
@@ -150,6 +163,33 @@ func TestSemantics(t *testing.T) {
 				t.Errorf("root renders %q", got)
 			}
 		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, tt.check)
+	}
+}
+
+// TestSemanticsFeaturesSources holds the render of testdata/features to
+// what Flux would apply: which Kustomizations are rendered, from which
+// source, and what is noted.
+func TestSemanticsFeaturesSources(t *testing.T) {
+	features, err := fixture(t, "features", "clusters/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := ksID("flux-system", "app")
+	tests := []struct {
+		name  string
+		check func(t *testing.T)
+	}{
+		{"the root Kustomization's versions replace Path's", func(t *testing.T) {
+			if _, raw := features.Rendered[ksID("flux-system", "base-${ENV}")]; raw {
+				t.Error("the unsubstituted Kustomization from Path was built")
+			}
+			if got := objectByID(t, features, app).Path; got != "./app/test" {
+				t.Errorf("app path %q, want ./app/test", got)
+			}
+		}},
 		{"a foreign source is a node but is not rendered", func(t *testing.T) {
 			tenant := ksID("tenants", "tenant")
 			objectByID(t, features, tenant)
@@ -170,6 +210,23 @@ func TestSemantics(t *testing.T) {
 				t.Errorf("unexpected warning in %q", features.Warnings)
 			}
 		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, tt.check)
+	}
+}
+
+// TestSemanticsCycle: Kustomizations that apply each other are each built
+// once.
+func TestSemanticsCycle(t *testing.T) {
+	cycle, err := fixture(t, "cycle", "clusters/c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		check func(t *testing.T)
+	}{
 		{"each Kustomization of a cycle is built once", func(t *testing.T) {
 			if len(cycle.Rendered) != 2 {
 				t.Errorf("rendered %d Kustomizations, want 2", len(cycle.Rendered))
@@ -177,15 +234,6 @@ func TestSemantics(t *testing.T) {
 			a := objectByID(t, cycle, ksID("flux-system", "a"))
 			if a.AppliedBy == nil || *a.AppliedBy != ksID("flux-system", "b") {
 				t.Errorf("a applied by %v, want b", a.AppliedBy)
-			}
-		}},
-		{"HelmRelease nodes", func(t *testing.T) {
-			hr := objectByID(t, apps, hrID("default", "echo"))
-			if hr.AppliedBy == nil || *hr.AppliedBy != ksID("default", "echo") {
-				t.Errorf("applied by %v", hr.AppliedBy)
-			}
-			if hr.SourceRef != (tiers.ID{Kind: "OCIRepository", Namespace: "default", Name: "app-template"}) {
-				t.Errorf("source %v", hr.SourceRef)
 			}
 		}},
 	}

@@ -290,7 +290,8 @@ func (d deadlockSetup) capped(b *testing.B, env benchEnv, scenario string, run i
 	}
 }
 
-// repaired runs the tier script after the legacy blanket CRD pre-apply, then
+// repaired runs the tier script after the blanket CRD pre-apply (crds
+// --all: every bundle CRD absent from the cluster, no diagnosis), then
 // standup with the same bundle, each in a fresh world, and takes the bound
 // from standup's run.
 func (d deadlockSetup) repaired(b *testing.B, env benchEnv, scenario string, run int, r *Run) {

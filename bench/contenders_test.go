@@ -58,8 +58,8 @@ func fluxAlone(ctx context.Context, t target) (outcome, error) {
 }
 
 // tierScript runs scripts/tier-walk.sh over the TIER_ORDER file order,
-// after the commands in pre (each a standup argument list, e.g. the legacy
-// `crds --all` pre-apply), all inside the clock and the cap.
+// after the commands in pre (each a standup argument list, e.g. the
+// blanket `crds --all` pre-apply), all inside the clock and the cap.
 func tierScript(ctx context.Context, env benchEnv, t target, order string, pre ...[]string) (outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.cap)
 	defer cancel()

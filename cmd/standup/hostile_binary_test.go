@@ -16,8 +16,8 @@ import (
 // TestHostileInputToTheRealBinary: the YAML alias bomb and a FIFO named
 // *.yaml, under --path and under --crds, each end the real binary with one
 // clear line naming the file, a peak RSS under 300 MB, and within 5 s (a
-// liveness bound: before the bounds the bomb took 24 GB in 10 s and the
-// FIFO hung for good). The bundle commands refuse before any request: the
+// liveness bound: without internal/input's bounds the bomb takes 24 GB in
+// 10 s and the FIFO hangs for good). The bundle commands refuse before any request: the
 // kubeconfig points at a server that would fail the test if asked.
 //
 // Each case runs in a child process of the test binary, all at once: the

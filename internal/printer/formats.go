@@ -15,7 +15,8 @@ const (
 	// but audit --from-cluster.
 	FormatText = "text"
 	// FormatTable is another name of FormatText, accepted by every command:
-	// tiers called its table so before the vocabulary was one.
+	// the human form of tiers is a table, and kubectl's users reach for
+	// -o table, so it means the same as -o text wherever they type it.
 	FormatTable   = "table"
 	FormatJSON    = "json"
 	FormatYAML    = "yaml"
@@ -102,8 +103,8 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("%s: unknown output format %q (want %s)", e.Command, e.Format, wantList(e.Want))
 }
 
-// wantList words the accepted formats. Two read "a or b"; more, "one of:
-// a, b, c" (each command's wording before the registry existed).
+// wantList words the accepted formats as a refusal reads them in a
+// sentence: two as "a or b", more as "one of: a, b, c".
 func wantList(names []string) string {
 	switch len(names) {
 	case 1:

@@ -151,7 +151,7 @@ func TestEnabled(t *testing.T) {
 		{"cert-manager without values", cm, nil, false, false},
 		{"cert-manager values without the switch", cm, map[string]any{"replicaCount": 2}, false, true},
 		{"crds.enabled", cm, map[string]any{"crds": map[string]any{"enabled": true}}, true, true},
-		{"legacy installCRDs", cm, map[string]any{"installCRDs": true}, true, true},
+		{"installCRDs, the chart's older switch, still honoured", cm, map[string]any{"installCRDs": true}, true, true},
 		{"string true", cm, map[string]any{"installCRDs": "true"}, true, true},
 		{"default on", on, map[string]any{}, true, true},
 		{"switched off", on, map[string]any{"crds": map[string]any{"install": false}}, false, true},

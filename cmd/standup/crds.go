@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -89,10 +90,54 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 		out.NothingChanged()
 		return out.Close()
 	}
-	walk := wait.Options{NoUnsuspend: true, Timeout: opts.NodeTimeout, Triggers: triggers}
+	kinds, helm := repairKinds(ctx, cl, g, streams)
+	walk := wait.Options{NoUnsuspend: true, Timeout: opts.NodeTimeout, Triggers: triggers, Kinds: kinds, WithApplied: true}
 	summary, err := repairStuck(ctx, g, cl, repairs, bundle, walk, streams)
 	out.Walked(summary)
+	if helm && err == nil {
+		reportCharts(ctx, cl, repairs, out)
+	}
 	return closeReport(out, walkError(summary, err))
+}
+
+// repairKinds are the kinds the repair walk watches: the Kustomizations,
+// and the HelmReleases they apply (wait.Options.WithApplied), as resume
+// walks them. The chart form of the deadlock (a Kustomization that holds a
+// HelmRelease and a resource of a kind its chart installs) is repaired
+// when its HelmRelease is Ready over the pre-applied CRD, and Helm may
+// refuse it (a release with install.disableTakeOwnership), which fails the
+// release at once, saying what finishes the repair. helm says the walk
+// may list HelmReleases: credentials that may not walk the Kustomizations
+// alone, with a warning.
+func repairKinds(ctx context.Context, cl *cluster, g globalOptions, streams Streams) (kinds []string, helm bool) {
+	_, err := flux.ListHelmReleases(ctx, cl.Client, "")
+	switch {
+	case err == nil, errors.Is(err, flux.ErrHelmNotInstalled):
+		return []string{flux.KindKustomization, flux.KindHelmRelease}, true
+	case !g.Quiet:
+		fmt.Fprintf(streams.Err, "warning: %v; following the repaired Kustomizations alone, not the HelmReleases they apply\n", err)
+	}
+	return []string{flux.KindKustomization}, false
+}
+
+// reportCharts reports, for each repaired Kustomization, the HelmReleases
+// of the chart form (crds.ChartReleases): those it applied in the pass the
+// pre-applied CRDs unblocked, whose chart installs them. A list that fails
+// leaves the report without them: the walk has said how each ended.
+func reportCharts(ctx context.Context, cl *cluster, repairs []crds.Repair, out printer.CRDsPrinter) {
+	releases, err := flux.ListHelmReleases(ctx, cl.Client, "")
+	if err != nil {
+		return
+	}
+	for _, r := range repairs {
+		created := make([]string, 0, len(r.Create))
+		for _, e := range r.Create {
+			created = append(created, e.CRD.Name)
+		}
+		if charts := crds.ChartReleases(r.Diagnosis.Kustomization, created, releases); len(charts) > 0 {
+			out.Charts(r.Diagnosis.Kustomization, charts)
+		}
+	}
 }
 
 // closeReport ends the crds report, its json document written even when

@@ -3,8 +3,10 @@ package printer
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 // The crds command's report, one line per fact, on stdout.
@@ -23,6 +25,37 @@ func PrintRepairs(w io.Writer, repairs []crds.Repair) {
 			fmt.Fprintf(w, "  will create CustomResourceDefinition/%s (field manager %s) once the deadlock is proven\n", e.CRD.Name, crds.FieldManager)
 		}
 	}
+}
+
+// PrintChartReleases writes, after the repair walk, the HelmReleases that
+// the repaired Kustomization ks applied in the pass the pre-applied CRDs
+// unblocked and whose chart installs them (the chart form), and how each
+// ended: Ready over the CRD, or refused by Helm, with the commands that
+// finish the repair, or neither yet.
+func PrintChartReleases(w io.Writer, ks tiers.ID, releases []crds.ChartRelease) {
+	for _, r := range releases {
+		crdNames := "CustomResourceDefinition/" + strings.Join(r.CRDs, ", CustomResourceDefinition/")
+		fmt.Fprintf(w, "%s: the chart form: HelmRelease %s, applied in the same pass, installs %s from its chart", ks, r.HelmRelease.NamespacedName(), crdNames)
+		switch {
+		case r.Refused != nil:
+			fmt.Fprintf(w, ", and Helm will not take %s into the release: standup pre-applied it without Helm's ownership metadata, and the release does not take ownership (install.disableTakeOwnership). To finish the repair, run:\n", r.Refused.Object)
+			for _, c := range r.Refused.Commands {
+				fmt.Fprintf(w, "  %s\n", c)
+			}
+			fmt.Fprintln(w, "For the next cold start, give the bundle's CRD that metadata (standup crds capture keeps it).")
+		case r.Ready:
+			fmt.Fprintln(w, ": Ready")
+		default:
+			fmt.Fprintf(w, ": not Ready: %s\n", orNone(r.Message))
+		}
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no Ready condition yet"
+	}
+	return s
 }
 
 // PrintNothingChanged ends a dry run.

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
@@ -57,6 +58,9 @@ type crdRepair struct {
 	// Create lists those CRDs, created once the deadlock is proven; empty
 	// when the bundle lacks one, for nothing is created then.
 	Create []crdFile `json:"create"`
+	// Releases are, after the repair walk, the HelmReleases of the chart
+	// form (crds.ChartReleases); empty for a dry run and for any other form.
+	Releases []crds.ChartRelease `json:"releases"`
 }
 
 // crdFile names a bundle CRD and the file that holds it.
@@ -88,6 +92,9 @@ type CRDsPrinter interface {
 	// Walked records the repair walk's summary (the walk prints its own
 	// progress).
 	Walked(wait.Summary)
+	// Charts reports, after the walk, the HelmReleases of the chart form
+	// that the repaired Kustomization ks applied (crds.ChartReleases).
+	Charts(ks tiers.ID, releases []crds.ChartRelease)
 	// Close ends the report: the json document is written then.
 	Close() error
 }
@@ -110,7 +117,10 @@ func (p *crdsText) NothingChanged()                        { PrintNothingChanged
 func (p *crdsText) CreatePlan(plan crds.Plan)              { PrintCreatePlan(p.w, plan) }
 func (p *crdsText) Created(res crds.Result, complete bool) { PrintCreated(p.w, res, complete) }
 func (p *crdsText) Walked(wait.Summary)                    {}
-func (p *crdsText) Close() error                           { return nil }
+func (p *crdsText) Charts(ks tiers.ID, r []crds.ChartRelease) {
+	PrintChartReleases(p.w, ks, r)
+}
+func (p *crdsText) Close() error { return nil }
 
 // crdsJSON gathers the document and writes it on Close.
 type crdsJSON struct {
@@ -124,7 +134,15 @@ func (p *crdsJSON) Repairs(repairs []crds.Repair) {
 		for i, e := range r.Create {
 			files[i] = crdFile{Name: e.CRD.Name, File: e.File}
 		}
-		p.doc.Repairs = append(p.doc.Repairs, crdRepair{Diagnosis: r.Diagnosis, Resolvable: r.Create != nil, Create: files})
+		p.doc.Repairs = append(p.doc.Repairs, crdRepair{Diagnosis: r.Diagnosis, Resolvable: r.Create != nil, Create: files, Releases: []crds.ChartRelease{}})
+	}
+}
+
+func (p *crdsJSON) Charts(ks tiers.ID, releases []crds.ChartRelease) {
+	for i := range p.doc.Repairs {
+		if r := &p.doc.Repairs[i]; r.Diagnosis.Kustomization == ks {
+			r.Releases = append(r.Releases, releases...)
+		}
 	}
 }
 

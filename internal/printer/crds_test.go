@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
@@ -62,6 +63,37 @@ func TestCRDsPrinters(t *testing.T) {
 	}
 }
 
+// The chart form: apps/app holds HelmRelease apps/web, whose chart ships
+// the Sprocket CRD in templates/ and does not take ownership; Helm refused
+// the CRD standup pre-applied.
+var (
+	chartStuck = crds.Diagnosis{Kustomization: *walkNode("apps", "app"), Reason: "ReconciliationFailed",
+		Missing: []crds.MissingType{{Group: "example.com", Kind: "Sprocket", GroupKnown: true, CRDName: "sprockets.example.com", BundleFile: "bootstrap/crds/sprockets.yaml"}}}
+	chartRefusal, _ = crds.ParseHelmOwnershipFailure(`Helm install failed for release apps/web with chart sprockets@1.0.0: unable to continue with install: CustomResourceDefinition "sprockets.example.com" in namespace "" exists and cannot be imported into the current release: invalid ownership metadata; label validation error: missing key "app.kubernetes.io/managed-by": must be set to "Helm"; annotation validation error: missing key "meta.helm.sh/release-name": must be set to "web"; annotation validation error: missing key "meta.helm.sh/release-namespace": must be set to "apps"`)
+	chartReleases   = []crds.ChartRelease{{
+		HelmRelease: tiers.ID{Kind: "HelmRelease", Namespace: "apps", Name: "web"}, CRDs: []string{"sprockets.example.com"},
+		Message: "Helm install failed for release apps/web",
+		Refused: &crds.HelmRefusal{Object: chartRefusal.Object, Commands: chartRefusal.Commands(tiers.ID{Kind: "HelmRelease", Namespace: "apps", Name: "web"}), Advice: "Helm will not take it"},
+	}, {HelmRelease: tiers.ID{Kind: "HelmRelease", Namespace: "apps", Name: "gadgets"}, CRDs: []string{"gadgets.example.com"}, Ready: true, Message: "Helm install succeeded"}}
+)
+
+// TestCRDsChartForm: after the repair walk, the report names each
+// HelmRelease of the chart form and how it ended; for one Helm refused,
+// the commands that finish the repair, one a line.
+func TestCRDsChartForm(t *testing.T) {
+	var out bytes.Buffer
+	PrintChartReleases(&out, chartStuck.Kustomization, chartReleases)
+	want := "Kustomization/apps/app: the chart form: HelmRelease apps/web, applied in the same pass, installs CustomResourceDefinition/sprockets.example.com from its chart, and Helm will not take CustomResourceDefinition/sprockets.example.com into the release: standup pre-applied it without Helm's ownership metadata, and the release does not take ownership (install.disableTakeOwnership). To finish the repair, run:\n" +
+		"  kubectl label CustomResourceDefinition sprockets.example.com app.kubernetes.io/managed-by=Helm\n" +
+		"  kubectl annotate CustomResourceDefinition sprockets.example.com meta.helm.sh/release-name=web meta.helm.sh/release-namespace=apps\n" +
+		"  flux reconcile hr web -n apps --reset\n" +
+		"For the next cold start, give the bundle's CRD that metadata (standup crds capture keeps it).\n" +
+		"Kustomization/apps/app: the chart form: HelmRelease apps/gadgets, applied in the same pass, installs CustomResourceDefinition/gadgets.example.com from its chart: Ready\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
 // TestCRDsJSON: each mode of crds -o json writes one document, byte for
 // byte, with every list present; the text printer writes the lines above.
 func TestCRDsJSON(t *testing.T) {
@@ -83,6 +115,12 @@ func TestCRDsJSON(t *testing.T) {
 		{name: "repair-walked", mode: CRDsModeRepair, report: func(p CRDsPrinter) {
 			p.Repairs([]crds.Repair{{Diagnosis: stuck, Create: []crds.BundleEntry{bundleEntry("storageprofiles.cdi.kubevirt.io")}}})
 			p.Walked(wait.Summary{Ready: 2, Total: 2, Mutations: 3, Elapsed: wait.Duration(4 * time.Second)})
+		}},
+		{name: "repair-walked-chart", mode: CRDsModeRepair, report: func(p CRDsPrinter) {
+			p.Repairs([]crds.Repair{{Diagnosis: chartStuck, Create: []crds.BundleEntry{bundleEntry("sprockets.example.com")}}})
+			p.Walked(wait.Summary{Ready: 0, Failed: 1, Blocked: 1, Total: 2, Mutations: 3, Elapsed: wait.Duration(4 * time.Second),
+				FailedNodes: []tiers.ID{chartReleases[0].HelmRelease}})
+			p.Charts(chartStuck.Kustomization, chartReleases)
 		}},
 		{name: "all-dry-run", mode: CRDsModeAll, dryRun: true, report: func(p CRDsPrinter) {
 			p.CreatePlan(crds.Plan{Create: []crds.BundleEntry{bundleEntry("a.example.com")}, Existing: []string{"b.example.com"}})

@@ -25,6 +25,8 @@ func documentedTypes() map[string]reflect.Type {
 		// standup crds -o json, crds capture -o json
 		"crds document":    reflect.TypeFor[crdsDocument](),
 		"crds repair":      reflect.TypeFor[crdRepair](),
+		"Chart release":    reflect.TypeFor[crds.ChartRelease](),
+		"Helm refusal":     reflect.TypeFor[crds.HelmRefusal](),
 		"Bundle CRD":       reflect.TypeFor[crdFile](),
 		"CRD state":        reflect.TypeFor[crdState](),
 		"capture document": reflect.TypeFor[captureDocument](),

@@ -47,6 +47,10 @@ type MissingType struct {
 	CRDName string `json:"crdName,omitempty"`
 	// BundleFile is the bundle file holding the CRD; "" when the bundle lacks it.
 	BundleFile string `json:"bundleFile,omitempty"`
+	// HelmRelease is the Helm release (namespace/name) whose ownership
+	// metadata the bundle's CRD carries (HelmReleaseOf): a chart installs
+	// the CRD; "" when it carries none.
+	HelmRelease string `json:"helmRelease,omitempty"`
 	// Objects are the objects of the build that use the kind, sorted; empty
 	// when the message did not name them.
 	Objects []ObjectRef `json:"objects,omitempty"`
@@ -205,7 +209,7 @@ func groupFailures(failures []MissingKind, bundle *Bundle) []MissingType {
 		t := byKey[k]
 		if t.GroupKnown {
 			if crd, file, ok := bundle.Lookup(t.Group, t.Kind); ok {
-				t.Plural, t.BundleFile = crd.Spec.Names.Plural, file
+				t.Plural, t.BundleFile, t.HelmRelease = crd.Spec.Names.Plural, file, HelmReleaseOf(crd)
 			}
 			if t.Plural != "" && t.Group != "" {
 				t.CRDName = t.Plural + "." + t.Group
@@ -240,6 +244,9 @@ func (d Diagnosis) String() string {
 		for _, t := range d.Missing {
 			if t.InBundle() {
 				fmt.Fprintf(&b, " standup can pre-apply CRD %s from %s.", t.CRDName, t.BundleFile)
+			}
+			if t.HelmRelease != "" {
+				fmt.Fprintf(&b, " The bundle's CRD carries Helm's ownership metadata of release %s: a chart installs it, so if that release's HelmRelease is in this Kustomization it is never applied either (the chart form); once the CRD is pre-applied the chart installs over it, and the release adopts it even with install.disableTakeOwnership.", t.HelmRelease)
 			}
 		}
 		if u := d.Unresolvable(); len(u) > 0 {

@@ -245,3 +245,46 @@ func TestWalkerBlocksAKustomizationWaitingOnAFailedRelease(t *testing.T) {
 		phase(t, w, "app", want)
 	}
 }
+
+// TestWalkerWithAppliedWalksWhatASelectedNodeApplied: crds walks only the
+// Kustomizations it repairs (Selection.Only), and with WithApplied the
+// HelmReleases they apply too, as they appear: each is asked to reconcile
+// and counted in the summary. A HelmRelease another Kustomization applied
+// is not walked; without WithApplied, neither is.
+func TestWalkerWithAppliedWalksWhatASelectedNodeApplied(t *testing.T) {
+	for _, withApplied := range []bool{true, false} {
+		app, other := node("app", false), node("other", false)
+		w := newTestWalker(Options{Kinds: []string{flux.KindKustomization, flux.KindHelmRelease}, WithApplied: withApplied,
+			Selection: tiers.Selection{Only: []string{"flux-system/app"}}}, app, other)
+		act, _, _ := w.Step(t0)
+		only(t, act, ActionReconcile, "app")
+		appliedBy := func(ks string) func(*flux.Object) {
+			return func(o *flux.Object) {
+				id := ksID(ks)
+				o.AppliedBy, o.Ready, o.ObservedGeneration = &id, nil, 0
+			}
+		}
+		w.ObserveSource(helmChart, "1.0.0")
+		w.ObserveObject(hr("web", appliedBy("app")))
+		w.ObserveObject(hr("stray", appliedBy("other")))
+		act, _, _ = w.Step(t0.Add(time.Second))
+		var asked []string
+		for _, a := range act {
+			asked = append(asked, a.Node.String())
+		}
+		want := []string{}
+		if withApplied {
+			want = []string{hrID("web").String()}
+		}
+		if strings.Join(asked, " ") != strings.Join(want, " ") {
+			t.Errorf("withApplied=%v: asked %q, want %q", withApplied, asked, want)
+		}
+		wantTotal := 1
+		if withApplied {
+			wantTotal = 2
+		}
+		if s := w.Summary(t0.Add(time.Second), false); s.Total != wantTotal {
+			t.Errorf("withApplied=%v: summary counts %d nodes, want %d", withApplied, s.Total, wantTotal)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func Plan(objs []flux.Object, sources map[tiers.ID]string, opts Options) ([]Plan
 	var steps []PlanStep
 	for _, id := range w.graph.Order() {
 		obj := w.objs[id]
-		step := PlanStep{Node: id, Tier: w.tierOf(id), Passive: !w.sel.Active(id)}
+		step := PlanStep{Node: id, Tier: w.tierOf(id), Passive: !w.active(id)}
 		switch {
 		case step.Passive && !w.sel.Needed(w.graph, id):
 			continue

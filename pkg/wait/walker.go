@@ -27,6 +27,11 @@ type Options struct {
 	MaxInflight int
 	// Selection chooses which nodes are walked.
 	Selection tiers.Selection
+	// WithApplied walks, beside the Selection's nodes, every node that a
+	// walked Kustomization applied (its AppliedBy), as it appears: the
+	// HelmReleases of a Kustomization that crds repairs, applied in the
+	// pass its pre-applied CRDs unblock.
+	WithApplied bool
 	// RequeueAfter is how long to wait before asking again when
 	// kustomize-controller handled a request but still saw a dependency not
 	// ready (its cache lagging ours).
@@ -227,6 +232,22 @@ func (w *Walker) walks(kind string) bool {
 		return kind == flux.KindKustomization
 	}
 	return slices.Contains(w.opts.Kinds, kind)
+}
+
+// active reports whether the walk may touch id: a node of the Selection,
+// or with Options.WithApplied one that a node the walk may touch applied.
+func (w *Walker) active(id tiers.ID) bool {
+	for range 8 { // appliers of appliers; a loop of AppliedBy ends here
+		if w.sel.Active(id) {
+			return true
+		}
+		obj, ok := w.objs[id]
+		if !w.opts.WithApplied || !ok || obj.AppliedBy == nil || *obj.AppliedBy == id {
+			return false
+		}
+		id = *obj.AppliedBy
+	}
+	return false
 }
 
 // GraphError is the last error from building the graph (a cycle), if any.

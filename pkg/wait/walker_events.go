@@ -26,11 +26,11 @@ func (w *Walker) set(now time.Time, id tiers.ID, st *nodeState, phase Phase, rea
 	default:
 		delete(w.busy, id)
 	}
-	if old.Terminal() && !phase.Terminal() && w.sel.Active(id) {
+	if old.Terminal() && !phase.Terminal() && w.active(id) {
 		w.open++ // a Ready node reopened (stepSettled)
 	}
 	if phase.Terminal() && !old.Terminal() {
-		if w.sel.Active(id) {
+		if w.active(id) {
 			w.open--
 		}
 		w.touchDependents(id)

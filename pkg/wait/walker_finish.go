@@ -22,7 +22,7 @@ func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
 	var timings []NodeTiming
 	for _, id := range w.graph.Order() {
 		st, ok := w.nodes[id]
-		if !ok || !w.sel.Active(id) {
+		if !ok || !w.active(id) {
 			continue
 		}
 		if !st.requestedAt.IsZero() {

@@ -109,7 +109,7 @@ func (w *Walker) depsReady(obj flux.Object) (ready bool, why string, blocker *ti
 				continue
 			}
 		}
-		if w.sel.Active(dep.ID) {
+		if w.active(dep.ID) {
 			switch w.nodes[dep.ID].phase {
 			case PhaseFailed, PhaseBlocked:
 				id := dep.ID

@@ -188,13 +188,11 @@ func (w *Walker) explainHardFailure(id tiers.ID, c Status) string {
 	if !ok || id.Kind != flux.KindHelmRelease {
 		return c.Message
 	}
-	reset := fmt.Sprintf("flux reconcile hr %s -n %s --reset", id.Name, id.Namespace)
 	ks, ours := w.preApplied[f.Object.Name]
 	if !ours || f.Object.Kind != flux.CRDKind {
-		return fmt.Sprintf("%s. Helm refuses this on every retry, and the release does not take ownership (install.disableTakeOwnership): %s, then %s", c.Message, f.Remedy(), reset)
+		return f.Explain(id, c.Message, nil)
 	}
-	return fmt.Sprintf("Helm will not take %s into the release: standup pre-applied it for %s from the bundle, without Helm's ownership metadata, and the chart installs it from templates/ while the release does not take ownership (install.disableTakeOwnership). To finish the repair: %s, then %s. For the next cold start, give the bundle's CRD that metadata (standup crds capture keeps it). Helm said: %s",
-		f.Object, ks, f.Remedy(), reset, c.Message)
+	return f.Explain(id, c.Message, &ks)
 }
 
 // waitedFailure returns a walked node that the Kustomization obj applied

@@ -64,7 +64,7 @@ func (w *Walker) stepTouched(now time.Time) []Action {
 		})
 		for _, id := range batch {
 			st, ok := w.nodes[id]
-			if !ok || !w.sel.Active(id) || !st.watched() {
+			if !ok || !w.active(id) || !st.watched() {
 				continue
 			}
 			a, wake := w.stepNode(now, id, w.objs[id], st)
@@ -93,7 +93,7 @@ func (w *Walker) rebuild() error {
 	w.rankNodes()
 	w.open = 0
 	for _, id := range g.Order() {
-		if w.sel.Active(id) && !w.nodes[id].phase.Terminal() {
+		if w.active(id) && !w.nodes[id].phase.Terminal() {
 			w.open++
 		}
 		w.touch(id)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubestandup/standup/internal/testenv"
+	"github.com/kubestandup/standup/pkg/tiers"
+	"github.com/kubestandup/standup/pkg/wait"
 )
 
 // tiersJSON is the part of the tiers JSON schema (docs/output.md) the tests read.
@@ -176,5 +179,77 @@ func TestTiersLiveWithHelmReleases(t *testing.T) {
 	}
 	if !strings.Contains(res.Stdout, `"appliedBy"`) {
 		t.Error("HelmReleases should name the Kustomization that applies them")
+	}
+}
+
+// TestTiersListsWhatResumeWalks: with no flags, tiers graphs the live
+// HelmReleases beside the Kustomizations, the very nodes resume walks: the
+// nodes of tiers -o json are those resume --dry-run -o json plans, and
+// --kinds ks narrows the graph to the Kustomizations. The world runs the
+// real helm-controller; the objects are suspended, so nothing reconciles.
+func TestTiersListsWhatResumeWalks(t *testing.T) {
+	ns := testenv.UniqueName("tiershr")
+	w := helmWorld(t, testenv.Options{}, []string{"plain"}, ns)
+	publish(t, w, ns, "testdata/tree")
+	create(t, w,
+		testenv.KS{Namespace: ns, Name: "base", Path: "./ok", Suspend: true},
+		testenv.KS{Namespace: ns, Name: "apps", Path: "./ok", Suspend: true, DependsOn: deps("base")},
+	)
+	createHR(t, w,
+		testenv.HR{Namespace: ns, Name: "db", Chart: "plain", Suspend: true},
+		testenv.HR{Namespace: ns, Name: "web", Chart: "plain", Suspend: true, DependsOn: deps("db")},
+	)
+	nodesOf := func(args ...string) []string {
+		t.Helper()
+		res := runCLI(t, w, append([]string{"tiers", "-n", ns, "-o", "json"}, args...)...)
+		if res.Code != ExitOK {
+			t.Fatalf("tiers %v: exit %d: %v", args, res.Code, res.Err)
+		}
+		var doc struct {
+			Tiers []struct {
+				Nodes []tiers.ID `json:"nodes"`
+			} `json:"tiers"`
+		}
+		if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
+			t.Fatalf("tiers -o json: %v\n%s", err, res.Stdout)
+		}
+		var out []string
+		for _, tier := range doc.Tiers {
+			for _, n := range tier.Nodes {
+				out = append(out, n.String())
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	plan := runCLI(t, w, "resume", "-n", ns, "--dry-run", "-o", "json")
+	if plan.Code != ExitOK {
+		t.Fatalf("resume --dry-run exit %d: %v", plan.Code, plan.Err)
+	}
+	var planned []string
+	for _, line := range strings.Split(strings.TrimSpace(plan.Stdout), "\n") {
+		var step wait.PlanStep
+		if err := json.Unmarshal([]byte(line), &step); err != nil {
+			t.Fatalf("plan line %q: %v", line, err)
+		}
+		planned = append(planned, step.Node.String())
+	}
+	slices.Sort(planned)
+	want := []string{ksNode(ns, "apps").String(), ksNode(ns, "base").String(), hrNode(ns, "db").String(), hrNode(ns, "web").String()}
+	slices.Sort(want)
+	if !slices.Equal(planned, want) {
+		t.Fatalf("resume --dry-run plans %q, want %q", planned, want)
+	}
+	if got := nodesOf(); !slices.Equal(got, planned) {
+		t.Errorf("tiers with no flags graphs %q; resume --dry-run plans %q", got, planned)
+	}
+	if got, want := nodesOf("--kinds", "ks"), []string{ksNode(ns, "apps").String(), ksNode(ns, "base").String()}; !slices.Equal(got, want) {
+		t.Errorf("tiers --kinds ks graphs %q, want the Kustomizations alone %q", got, want)
+	}
+	text := runCLI(t, w, "tiers", "-n", ns, "--no-color")
+	for _, row := range []string{ns + "/web", "HelmRelease", "db"} {
+		if !strings.Contains(text.Stdout, row) {
+			t.Errorf("tiers' table lacks %q:\n%s", row, text.Stdout)
+		}
 	}
 }

@@ -26,8 +26,9 @@ testenv:
 fuzz:
 	bash scripts/fuzz.sh
 
+# make demo KEEP=1 leaves the world up and prints how to use and stop it.
 demo:
-	bash scripts/demo.sh
+	bash scripts/demo.sh $(if $(filter 1 yes true,$(KEEP)),--keep)
 
 # The cold-start benchmarks (docs/benchmarks.md): one run per scenario, for
 # development; bench-record regenerates the page's tables (full mode, in the

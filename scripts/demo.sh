@@ -8,11 +8,16 @@
 # `standup resume` (with its live view on a terminal), shows every
 # Kustomization Ready, and tears the world down, also on Ctrl-C.
 #
+#   scripts/demo.sh           the demo, then the world torn down
+#   scripts/demo.sh --keep    the demo, then the world left up (make demo
+#                             KEEP=1): it prints the export KUBECONFIG=...
+#                             line and how to stop it
+#   scripts/demo.sh --stop DIR  stop a world --keep left up, and remove DIR
+#
 # The first run builds the test world into ~/.cache/standup-testenv
 # (scripts/testenv.sh, ~15 min); after that the demo takes about a minute.
 # Needs go, bash and kubectl.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 REPO=examples/homelab-deadlock
 BUNDLE=$REPO/bootstrap/crds
@@ -25,68 +30,152 @@ if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' reset=$'\033[0m'; el
 say() { printf '\n%s==> %s%s\n' "$bold" "$*" "$reset"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
+usage() {
+  printf 'usage: %s [--keep] | --stop DIR\n' "$0" >&2
+  exit 2
+}
 
-for tool in go kubectl; do
-  command -v "$tool" >/dev/null || die "$tool is not on PATH"
-done
+# parse_args sets mode (demo or stop), keep (0 or 1) and stop_dir.
+parse_args() {
+  mode=demo keep=0 stop_dir=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --keep) keep=1 ;;
+      --stop)
+        [ $# -ge 2 ] || usage
+        mode=stop stop_dir=$2
+        shift ;;
+      -h|--help) usage ;;
+      *) printf 'demo: unknown argument %s\n' "$1" >&2; usage ;;
+    esac
+    shift
+  done
+  if [ "$mode" = stop ] && [ "$keep" = 1 ]; then usage; fi
+}
 
-start=$SECONDS
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/standup-demo.XXXXXX")
-world_pid=""
-cleanup() {
-  if [ -n "$world_pid" ] && kill -0 "$world_pid" 2>/dev/null; then
-    kill -TERM "$world_pid" 2>/dev/null || true
-    wait "$world_pid" 2>/dev/null || true
+# print_kept says how to use the world a --keep run left up, and how to
+# stop it: KUBECONFIG, the directory of its files, the world's pid.
+print_kept() {
+  local kubeconfig=$1 dir=$2 pid=$3
+  say "The world stays up (--keep)"
+  printf 'Use it from another shell:\n'
+  printf '  export KUBECONFIG=%s\n' "$kubeconfig"
+  printf '  export PATH="%s/bin:$PATH"   # the standup this demo built\n' "$dir"
+  printf '  kubectl get kustomizations -A\n'
+  printf 'Stop it (kube-apiserver, etcd, kustomize-controller: pid %s) and remove %s:\n' "$pid" "$dir"
+  printf '  bash scripts/demo.sh --stop %s\n' "$dir"
+  printf '  (or kill %s, then rm -rf %s)\n' "$pid" "$dir"
+}
+
+# stop_kept stops the world a --keep run left in dir (its pid in
+# dir/world.pid), waits for it to tear down, and removes dir.
+stop_kept() {
+  local dir=$1 pid
+  [ -f "$dir/world.pid" ] || die "$dir holds no world.pid: not a world left up by demo.sh --keep"
+  pid=$(cat "$dir/world.pid")
+  case "$pid" in ''|*[!0-9]*) die "$dir/world.pid holds no pid" ;; esac
+  if kill -TERM "$pid" 2>/dev/null; then
+    for _ in $(seq 1 300); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && die "the world (pid $pid) did not stop in 30s"
+    echo "demo: stopped the world (pid $pid)"
+  else
+    echo "demo: the world (pid $pid) was not running"
   fi
-  rm -rf "$tmp"
+  rm -rf "$dir"
+  echo "demo: removed $dir"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
-say "Test world: kube-apiserver, etcd, kustomize-controller (built once, then cached)"
-KUBEBUILDER_ASSETS=$(bash scripts/testenv.sh)
-export KUBEBUILDER_ASSETS
-echo "$KUBEBUILDER_ASSETS"
+demo() {
+  for tool in go kubectl; do
+    command -v "$tool" >/dev/null || die "$tool is not on PATH"
+  done
 
-say "Building standup and the demo world"
-mkdir -p "$tmp/bin"
-go build -o "$tmp/bin/standup" ./cmd/standup
-go build -o "$tmp/demo-world" ./internal/demo
-export PATH="$tmp/bin:$PATH"
+  start=$SECONDS
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/standup-demo.XXXXXX")
+  world_pid=""
+  interrupted=0
+  cleanup() {
+    if [ "$keep" = 1 ] && [ "$interrupted" = 0 ] && [ -n "$world_pid" ] && kill -0 "$world_pid" 2>/dev/null; then
+      return # --keep: the world and its files stay, print_kept said how to stop them
+    fi
+    if [ -n "$world_pid" ] && kill -0 "$world_pid" 2>/dev/null; then
+      kill -TERM "$world_pid" 2>/dev/null || true
+      wait "$world_pid" 2>/dev/null || true
+    fi
+    rm -rf "$tmp"
+  }
+  trap cleanup EXIT
+  trap 'interrupted=1; exit 130' INT TERM
 
-say "Starting the world with $REPO (Flux alone, simulated cdi-operator)"
-"$tmp/demo-world" --repo "$REPO" --runtime-crds "$RUNTIME_CRDS" --requeue-dependency "$REQUEUE_DEPENDENCY" \
-  >"$tmp/world.out" 2>"$tmp/world.log" &
-world_pid=$!
-for _ in $(seq 1 180); do
-  grep -q '^KUBECONFIG=' "$tmp/world.out" && break
-  kill -0 "$world_pid" 2>/dev/null || { cat "$tmp/world.log" >&2; die "the test world did not start"; }
-  sleep 1
-done
-grep -q '^KUBECONFIG=' "$tmp/world.out" || { cat "$tmp/world.log" >&2; die "the test world did not start in 180s"; }
-export KUBECONFIG="$(sed -n 's/^KUBECONFIG=//p' "$tmp/world.out")"
-cat "$tmp/world.log"
+  say "Test world: kube-apiserver, etcd, kustomize-controller (built once, then cached)"
+  KUBEBUILDER_ASSETS=$(bash scripts/testenv.sh)
+  export KUBEBUILDER_ASSETS
+  echo "$KUBEBUILDER_ASSETS"
 
-say "Flux alone: waiting for platform-config to stop on the StorageProfile dry-run"
-stuck_message() {
-  kubectl get kustomization platform-config -n flux-system \
-    -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}' 2>/dev/null || true
+  say "Building standup and the demo world"
+  mkdir -p "$tmp/bin"
+  go build -o "$tmp/bin/standup" ./cmd/standup
+  go build -o "$tmp/demo-world" ./internal/demo
+  export PATH="$tmp/bin:$PATH"
+
+  say "Starting the world with $REPO (Flux alone, simulated cdi-operator)"
+  "$tmp/demo-world" --repo "$REPO" --runtime-crds "$RUNTIME_CRDS" --requeue-dependency "$REQUEUE_DEPENDENCY" \
+    >"$tmp/world.out" 2>"$tmp/world.log" &
+  world_pid=$!
+  echo "$world_pid" >"$tmp/world.pid"
+  for _ in $(seq 1 180); do
+    grep -q '^KUBECONFIG=' "$tmp/world.out" && break
+    kill -0 "$world_pid" 2>/dev/null || { cat "$tmp/world.log" >&2; die "the test world did not start"; }
+    sleep 1
+  done
+  grep -q '^KUBECONFIG=' "$tmp/world.out" || { cat "$tmp/world.log" >&2; die "the test world did not start in 180s"; }
+  KUBECONFIG="$(sed -n 's/^KUBECONFIG=//p' "$tmp/world.out")"
+  export KUBECONFIG
+  cat "$tmp/world.log"
+
+  say "Flux alone: waiting for platform-config to stop on the StorageProfile dry-run"
+  stuck_message() {
+    kubectl get kustomization platform-config -n flux-system \
+      -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}' 2>/dev/null || true
+  }
+  for _ in $(seq 1 120); do
+    stuck_message | grep -q 'no matches for kind "StorageProfile"' && break
+    sleep 1
+  done
+  stuck_message | grep -q 'no matches for kind "StorageProfile"' || die "platform-config never reached the deadlock"
+  run kubectl get kustomizations -A
+  run kubectl get cdis
+  echo "(the CDI CR that would make cdi-operator create the StorageProfile CRD was never applied: Flux waits forever)"
+
+  say "standup resume: prove the deadlock, pre-apply the one missing CRD, walk every tier to Ready"
+  run standup resume --crds "$BUNDLE"
+
+  say "Every Kustomization Ready"
+  run kubectl get kustomizations -A
+  run kubectl get crd storageprofiles.cdi.kubevirt.io \
+    -o custom-columns='CRD:.metadata.name,PRE-APPLIED-FOR:.metadata.annotations.standup\.kubestandup\.io/pre-applied-for'
+
+  if [ "$keep" = 1 ]; then
+    say "Done in $((SECONDS - start))s"
+    print_kept "$KUBECONFIG" "$tmp" "$world_pid"
+    return
+  fi
+  say "Done in $((SECONDS - start))s; tearing the world down (make demo KEEP=1 leaves it up)"
 }
-for _ in $(seq 1 120); do
-  stuck_message | grep -q 'no matches for kind "StorageProfile"' && break
-  sleep 1
-done
-stuck_message | grep -q 'no matches for kind "StorageProfile"' || die "platform-config never reached the deadlock"
-run kubectl get kustomizations -A
-run kubectl get cdis
-echo "(the CDI CR that would make cdi-operator create the StorageProfile CRD was never applied: Flux waits forever)"
 
-say "standup resume: prove the deadlock, pre-apply the one missing CRD, walk every tier to Ready"
-run standup resume --crds "$BUNDLE"
+main() {
+  cd "$(dirname "$0")/.."
+  parse_args "$@"
+  case "$mode" in
+    stop) stop_kept "$stop_dir" ;;
+    *) demo ;;
+  esac
+}
 
-say "Every Kustomization Ready"
-run kubectl get kustomizations -A
-run kubectl get crd storageprofiles.cdi.kubevirt.io \
-  -o custom-columns='CRD:.metadata.name,PRE-APPLIED-FOR:.metadata.annotations.standup\.kubestandup\.io/pre-applied-for'
-
-say "Done in $((SECONDS - start))s; tearing the world down"
+# Sourced (the tests do), it only defines its functions.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  main "$@"
+fi

@@ -54,9 +54,10 @@ func Run(ctx context.Context, args []string, streams Streams) error {
 	return nil
 }
 
-// newApp builds the command tree: every command shares the global flags and
-// is guarded (positional words and -o checked, --timeout applied). prog is
-// how the user invoked standup ("kubectl standup"), for help; bin the
+// newApp builds the command tree: every command takes the global flags it
+// uses, is guarded (positional words and -o checked, --timeout applied),
+// and has its help written, wrapped to the width of stdout. prog is how
+// the user invoked standup ("kubectl standup"), for help; bin the
 // program's file name, for completion.
 func newApp(streams Streams, prog, bin string) *cli.App {
 	app := &cli.App{
@@ -99,22 +100,24 @@ func newApp(streams Streams, prog, bin string) *cli.App {
 			completionCommand(streams, prog, bin),
 			manCommand(streams),
 		},
-		CustomAppHelpTemplate: cli.AppHelpTemplate + examplesSection(prog, []string{
-			"# the tier order of a git checkout, no cluster needed",
-			"standup tiers --path clusters/prod",
-			"# what a walk of the live graph would do now, then the walk",
-			"standup resume --dry-run",
-			"standup resume",
-			"# find the Kustomizations deadlocked on a missing CRD, and repair them",
-			"standup crds --dry-run",
-			"standup crds",
-			"# audit a checkout before merge, for code scanning",
-			"standup audit --path clusters/prod -o sarif > audit.sarif",
-		}),
 	}
+	width := helpWidth(streams.Out)
+	app.CustomAppHelpTemplate = rootHelp(app, prog, width,
+		"# the tier order of a git checkout, no cluster needed",
+		"standup tiers --path clusters/prod",
+		"# what a walk of the live graph would do now, then the walk",
+		"standup resume --dry-run",
+		"standup resume",
+		"# find the Kustomizations deadlocked on a missing CRD, and repair them",
+		"standup crds --dry-run",
+		"standup crds",
+		"# audit a checkout before merge, for code scanning",
+		"standup audit --path clusters/prod -o sarif > audit.sarif",
+	)
 	for _, cmd := range app.Commands {
 		shareGlobalFlags(cmd, "", app.OnUsageError)
 		guard(cmd)
+		writeHelp(cmd, "", prog, width)
 	}
 	return app
 }

@@ -31,8 +31,8 @@ func auditCommand(streams Streams, prog string) *cli.Command {
 			"cannot converge, warnings converge after a retry, notices are kinds of unknown origin. Exits 1 when any\n" +
 			"finding is an error. Output formats: " + strings.Join(printer.AuditFormats(), ", ") + ".",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "directory of the git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
-			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "the `DIR` of a git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
+			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "repository root `DIR` that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "strict", Destination: &o.Strict, Usage: "report kinds of unknown origin as errors, not notices"},
 			// Kept so that scripts written for it still run: unknown kinds are notices now.
 			&cli.BoolFlag{Name: "allow-unknown-kinds", Hidden: true},

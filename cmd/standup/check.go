@@ -24,8 +24,8 @@ func checkCommand(streams Streams, prog string) *cli.Command {
 		Description: "Exits 0 only when every check holds, else 1. -o json prints the report described in docs/check.md.\n" +
 			"Before a change that moves objects out of a Kustomization, name it with --ready.",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "ready", Usage: "these Kustomizations (NAME or NAMESPACE/NAME) must be Ready at their source's current revision"},
-			&cli.StringFlag{Name: "crds", TakesFile: true, Usage: "CRD bundle directory to validate (default: bootstrap/crds if it exists)"},
+			&cli.StringSliceFlag{Name: "ready", Usage: "these Kustomizations (`NAME` or NAMESPACE/NAME) must be Ready at their source's current revision"},
+			&cli.StringFlag{Name: "crds", TakesFile: true, Usage: "CRD bundle `DIR` to validate (default: bootstrap/crds if it exists)"},
 		},
 		Action: func(c *cli.Context) error {
 			return runCheck(c.Context, globals(c), checkOptions{Ready: c.StringSlice("ready"), CRDs: c.String("crds")}, streams)

@@ -50,19 +50,23 @@ func connect(ctx context.Context, g globalOptions) (*cluster, error) {
 }
 
 // clusterFlagDefs are kubectl's global flags that select the cluster and
-// log in to it, as kubectl names them.
-func clusterFlagDefs() []cli.Flag {
+// log in to it, as kubectl names them, with --request-timeout and -v, all
+// under heading in help.
+func clusterFlagDefs(heading string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "kubeconfig", Usage: "path to the kubeconfig file (default: the files KUBECONFIG lists, merged, else ~/.kube/config)"},
-		&cli.StringFlag{Name: "context", Usage: "kubeconfig context to use"},
-		&cli.StringFlag{Name: "cluster", Usage: "kubeconfig cluster to use"},
-		&cli.StringFlag{Name: "user", Usage: "kubeconfig user to use"},
-		&cli.StringFlag{Name: "as", Usage: "username to impersonate"},
-		&cli.StringSliceFlag{Name: "as-group", Usage: "group to impersonate (repeat for several)"},
-		&cli.StringFlag{Name: "server", Aliases: []string{"s"}, Usage: "address and port of the Kubernetes API server"},
-		&cli.StringFlag{Name: "token", Usage: "bearer token to authenticate with"},
-		&cli.StringFlag{Name: "certificate-authority", Usage: "path to a CA file to verify the API server with"},
-		&cli.BoolFlag{Name: "insecure-skip-tls-verify", Usage: "do not verify the API server's certificate (insecure)"},
+		&cli.StringFlag{Name: "kubeconfig", Category: heading, Usage: "path to the kubeconfig `FILE` (default: the files KUBECONFIG lists, merged, else ~/.kube/config)"},
+		&cli.StringFlag{Name: "context", Category: heading, Usage: "the kubeconfig `CONTEXT` to use"},
+		&cli.StringFlag{Name: "cluster", Category: heading, Usage: "the kubeconfig `CLUSTER` to use"},
+		&cli.StringFlag{Name: "user", Category: heading, Usage: "the kubeconfig `USER` to use"},
+		&cli.StringFlag{Name: "as", Category: heading, Usage: "`USER` to impersonate"},
+		&cli.StringSliceFlag{Name: "as-group", Category: heading, Usage: "`GROUP` to impersonate (repeat for several)"},
+		&cli.StringFlag{Name: "server", Aliases: []string{"s"}, Category: heading, Usage: "`URL` of the Kubernetes API server"},
+		&cli.StringFlag{Name: "token", Category: heading, Usage: "bearer `TOKEN` to authenticate with"},
+		&cli.StringFlag{Name: "certificate-authority", Category: heading, Usage: "path to a CA `FILE` to verify the API server with"},
+		&cli.BoolFlag{Name: "insecure-skip-tls-verify", Category: heading, Usage: "do not verify the API server's certificate (insecure)"},
+		&cli.StringFlag{Name: "request-timeout", Category: heading, Value: kube.DefaultRequestTimeout.String(),
+			Usage: "give up on one API request (not a watch) after `DURATION`: 30s, 2m, a number of seconds, or 0 for none"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: heading, Usage: "log the API client's details and warnings on stderr, and count its requests"},
 	}
 }
 

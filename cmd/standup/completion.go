@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubestandup/standup/internal/cliargs"
 	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/flux"
 )
 
 // completionCommand is `standup completion SHELL`: the script that makes
@@ -50,7 +51,8 @@ func writeCompletion(w io.Writer, shell, bin string, app *cli.App) error {
 
 // completionValues are the words standup's flags take: -o's formats from
 // the printer registry (every format at the root, where the command is not
-// known yet), --kinds' kinds, and completion's shells.
+// known yet; audit --from-cluster's after that flag), --kinds' kind words,
+// and completion's shells.
 func completionValues(command, flag string) []string {
 	switch {
 	case command == "completion" && flag == "":
@@ -58,18 +60,11 @@ func completionValues(command, flag string) []string {
 	case flag == "output" && command == "":
 		return allFormats()
 	case flag == "output":
-		f, ok := printer.FormatsOf(command)
-		if command == "audit" { // audit --from-cluster prints yaml too
-			from, _ := printer.FormatsOf("audit --from-cluster")
-			return union(f.Names, from.Names)
-		}
-		if ok {
+		if f, ok := printer.FormatsOf(command); ok {
 			return f.Names
 		}
-	case flag == "kinds" && command == "tiers":
-		return []string{"ks", "hr", "ks,hr"}
-	case flag == "kinds":
-		return []string{"ks"}
+	case flag == "kinds" && (command == "tiers" || command == "resume"):
+		return flux.KindWords()
 	}
 	return nil
 }

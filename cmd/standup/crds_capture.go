@@ -22,8 +22,8 @@ func captureCommand(streams Streams, prog string) *cli.Command {
 		Name:  "capture",
 		Usage: "write the CRDs no Flux Kustomization applied (created by operators at runtime): the bundle for a stuck cluster",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Destination: &o.Out, TakesFile: true, Usage: "directory to write one file per CRD into (required)"},
-			&cli.StringSliceFlag{Name: "group", Destination: &o.Groups, Usage: "only CRDs of these API groups"},
+			&cli.StringFlag{Name: "out", Destination: &o.Out, TakesFile: true, Usage: "write one file per CRD into `DIR` (required)"},
+			&cli.StringSliceFlag{Name: "group", Destination: &o.Groups, Usage: "only CRDs of the API `GROUP` (repeat for several)"},
 		},
 		Action: func(c *cli.Context) error { return runCapture(c.Context, globals(c), *o, streams) },
 	}, prog,

@@ -96,46 +96,124 @@ func commandPath(c *cli.Context) string {
 	return path
 }
 
-func globalFlags() []cli.Flag {
-	return append(clusterFlagDefs(), []cli.Flag{
-		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "show and walk only this namespace; its dependencies elsewhere are still waited on (default: all namespaces)"},
-		&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "all namespaces (the default: a cold start is the whole graph)"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output format: text (the default; table is its other name), json, and more per command (see its help)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
-		&cli.BoolFlag{Name: "no-color", Usage: "no colour (also NO_COLOR)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "give up on the whole command after this long; exit 124 (0: no limit)"},
-		&cli.StringFlag{Name: "request-timeout", Usage: "give up on one API request (not a watch) after this long: 30s, 2m, seconds, or 0 for none", Value: kube.DefaultRequestTimeout.String()},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "log client and controller-runtime details, count API requests"},
-	}...)
+// Headings of the global flags in every command's help: the cluster flags
+// apart, listed only by the commands that reach a cluster.
+const (
+	globalHeading  = "GLOBAL FLAGS"
+	clusterHeading = "CLUSTER FLAGS"
+)
+
+// globalUse is what a command does with the global flags: the ones it
+// takes after its name, and so lists in its help and completes. Before the
+// command name every global flag is accepted, as kubectl and flux accept
+// theirs, so that an alias such as `alias sp='standup --context prod'`
+// runs every command; a command ignores those it has no use for.
+type globalUse struct {
+	// Output: -o.
+	Output bool
+	// Run: -q, --no-color and --timeout, for a command that does work.
+	Run bool
+	// Namespace is what -n does in the command, for its help; "" for a
+	// command that reads every namespace whatever -n says: it takes
+	// neither -n nor -A.
+	Namespace string
+	// Cluster: the command reaches a cluster, and takes the cluster flags,
+	// --request-timeout and -v. ClusterWhen says when, if not always.
+	Cluster     bool
+	ClusterWhen string
 }
 
-// shareGlobalFlags lets global flags follow the command too (`standup tiers
-// -o json`), as kubectl's and flux's do, gives every command the same
-// one-line usage errors, and has each command's -o list its formats.
-// prefix is the parent command's path ("" for a top-level command).
+// globalUseOf returns what the command at path does with the global flags;
+// ok is false for a command not listed, which gets them all.
+func globalUseOf(path string) (use globalUse, ok bool) {
+	const allNamespaces = " (default: all namespaces)"
+	switch path {
+	case "version":
+		return globalUse{Output: true}, true
+	case "completion", "__man":
+		return globalUse{}, true
+	case "tiers":
+		return globalUse{Output: true, Run: true, Cluster: true, ClusterWhen: "without --path",
+			Namespace: "show only the nodes in `NAMESPACE`, at their tiers in the whole graph; their dependencies elsewhere are marked (outside)" + allNamespaces}, true
+	case "resume":
+		return globalUse{Output: true, Run: true, Cluster: true,
+			Namespace: "walk only the nodes in `NAMESPACE`, and look bare names up there; their dependencies elsewhere are waited on, never touched" + allNamespaces}, true
+	case "crds":
+		return globalUse{Output: true, Run: true, Cluster: true,
+			Namespace: "diagnose and repair only the Kustomizations in `NAMESPACE`" + allNamespaces}, true
+	case "crds capture":
+		// Which CRDs no Kustomization applied is a question about every namespace.
+		return globalUse{Output: true, Run: true, Cluster: true}, true
+	case "audit":
+		// The checkout is audited whole: -n would narrow nothing.
+		return globalUse{Output: true, Run: true, Cluster: true, ClusterWhen: "with --from-cluster"}, true
+	case "check":
+		return globalUse{Output: true, Run: true, Cluster: true,
+			Namespace: "check only the Kustomizations and HelmReleases in `NAMESPACE`; Flux's controllers and the CRDs wherever they are" + allNamespaces}, true
+	}
+	return globalUse{Output: true, Run: true, Cluster: true, Namespace: rootNamespaceUsage}, false
+}
+
+// rootNamespaceUsage is -n's help before a command is named.
+const rootNamespaceUsage = "narrow what the command shows and walks to `NAMESPACE`; its help says how (default: all namespaces)"
+
+// globalFlags are the flags of standup itself, before any command name:
+// every global flag.
+func globalFlags() []cli.Flag {
+	return globalFlagsOf(globalUse{Output: true, Run: true, Cluster: true, Namespace: rootNamespaceUsage},
+		"`FORMAT`: text (the default; table is its other name), json, and more per command (see its help)")
+}
+
+// globalFlagsOf are the global flags use takes, -o's help being output.
+func globalFlagsOf(use globalUse, output string) []cli.Flag {
+	var flags []cli.Flag
+	if use.Namespace != "" {
+		flags = append(flags,
+			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Category: globalHeading, Usage: use.Namespace},
+			&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Category: globalHeading, Usage: "every namespace: the default (a cold start is the whole graph); wins over -n"})
+	}
+	if use.Output {
+		flags = append(flags, &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Category: globalHeading, Usage: "output " + output})
+	}
+	if use.Run {
+		flags = append(flags,
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Category: globalHeading, Usage: "no progress or warnings on stderr"},
+			&cli.BoolFlag{Name: "no-color", Category: globalHeading, Usage: "no colour (also NO_COLOR)"},
+			&cli.DurationFlag{Name: "timeout", Category: globalHeading, Usage: "give up on the whole command after `DURATION`; exit 124 (default: none)"})
+	}
+	if use.Cluster {
+		heading := clusterHeading
+		if use.ClusterWhen != "" {
+			heading += " (" + use.ClusterWhen + ")"
+		}
+		flags = append(flags, clusterFlagDefs(heading)...)
+	}
+	return flags
+}
+
+// shareGlobalFlags gives a command the global flags it uses (globalUseOf),
+// so that they may follow its name too (`standup tiers -o json`), as
+// kubectl's and flux's do; gives every command the same one-line usage
+// errors; and has each command's -o list its formats. prefix is the parent
+// command's path ("" for a top-level command).
 func shareGlobalFlags(cmd *cli.Command, prefix string, onUsage cli.OnUsageErrorFunc) {
 	path := strings.TrimSpace(prefix + " " + cmd.Name)
-	flags := globalFlags()
-	for _, f := range flags {
-		if o, ok := f.(*cli.StringFlag); ok && o.Name == "output" {
-			o.Usage = outputUsage(path)
-		}
-	}
-	cmd.Flags = append(cmd.Flags, flags...)
+	use, _ := globalUseOf(path)
+	cmd.Flags = append(cmd.Flags, globalFlagsOf(use, outputUsage(path))...)
 	cmd.OnUsageError = onUsage
 	for _, sub := range cmd.Subcommands {
 		shareGlobalFlags(sub, path, onUsage)
 	}
 }
 
-// outputUsage is the help of -o for the command at path: its formats from
-// the printer registry, the default first.
+// outputUsage is the help of -o for the command at path, after "output":
+// its formats from the printer registry, the default first.
 func outputUsage(path string) string {
 	f, ok := printer.FormatsOf(path)
 	if !ok {
-		return "output format"
+		return "`FORMAT`"
 	}
-	usage := "output format: " + strings.Join(f.Names, ", ")
+	usage := "`FORMAT`: " + strings.Join(f.Names, ", ")
 	if from, ok := printer.FormatsOf(path + " --from-cluster"); ok {
 		usage += "; with --from-cluster: " + strings.Join(from.Names, ", ")
 	}

@@ -46,7 +46,7 @@ func guard(cmd *cli.Command) {
 			c.Context, cancel = context.WithTimeout(parent, g.Timeout)
 			defer cancel()
 		}
-		return stoppedBy(c.Context, parent, g, inner(c))
+		return stoppedBy(c.Context, parent, g, explainNoRepoRoot(c, inner(c)))
 	}
 }
 

@@ -7,11 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/kubestandup/standup/internal/ciskip"
 	"github.com/urfave/cli/v2"
+
+	"github.com/kubestandup/standup/internal/ciskip"
+	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/flux"
 )
 
 // run runs standup as prog (os.Args[0]) with args, returning its streams
@@ -175,7 +179,7 @@ func TestHelpAndErrorsSayTheInvocation(t *testing.T) {
 func checkInvocation(t *testing.T, prog string, runAs func(args ...string) (string, string, int)) {
 	t.Helper()
 	out, _, code := runAs("--help")
-	if code != ExitOK || !strings.Contains(out, "USAGE:\n   "+prog+" [global options] command") || !strings.Contains(out, "\n   "+prog+" tiers --path clusters/prod\n") {
+	if code != ExitOK || !strings.Contains(out, "USAGE:\n   "+prog+" [global flags] command") || !strings.Contains(out, "\n   "+prog+" tiers --path clusters/prod\n") {
 		t.Errorf("--help: exit %d, want usage and examples of %s:\n%s", code, prog, out)
 	}
 	out, _, code = runAs("crds", "capture", "--help")
@@ -311,5 +315,70 @@ func TestManPages(t *testing.T) {
 		if text, err := cmd.Output(); err != nil || !strings.Contains(string(text), "standup tiers --path clusters/prod") {
 			t.Errorf("man -l standup-tiers.1: %v\n%s", err, text)
 		}
+	}
+}
+
+// TestCompletionOffersWhatEachCommandTakes: bash completes -o with exactly
+// the formats the printer registry gives each command (audit's own, and
+// audit --from-cluster's once that flag is typed), and --kinds with every
+// word flux.ParseKind takes.
+func TestCompletionOffersWhatEachCommandTakes(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		ciskip.Skipf(t, "bash is not installed")
+	}
+	script, _, _ := run(t, "standup", "completion", "bash")
+	complete := func(words ...string) string {
+		quoted := make([]string, len(words))
+		for i, w := range words {
+			quoted[i] = "'" + w + "'"
+		}
+		sh := script + "\nCOMP_WORDS=(standup " + strings.Join(quoted, " ") + " '')\nCOMP_CWORD=" + strconv.Itoa(len(words)+1) +
+			"\n__standup_complete\necho \"${COMPREPLY[*]}\"\n"
+		out, err := exec.Command("bash", "--norc", "-c", sh).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", words, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for _, path := range append(visibleCommands(t), "audit --from-cluster") {
+		f, ok := printer.FormatsOf(path)
+		if !ok || path == "completion" { // completion takes no -o
+			continue
+		}
+		if got, want := complete(append(strings.Fields(path), "-o")...), strings.Join(f.Names, " "); got != want {
+			t.Errorf("standup %s -o completes %q, want %q", path, got, want)
+		}
+	}
+	if got := complete("audit", "--from-cluster", "--path", "x", "--output"); got != "yaml text json" {
+		t.Errorf("audit --from-cluster --path x --output completes %q", got)
+	}
+	for _, path := range []string{"tiers", "resume"} {
+		if got, want := complete(path, "--kinds"), strings.Join(flux.KindWords(), " "); got != want {
+			t.Errorf("standup %s --kinds completes %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestReadmeInstallsCompletion: the README's Install section sets up
+// completion with the completion command, which exists, not with
+// urfave/cli's flag, which standup does not take.
+func TestReadmeInstallsCompletion(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, install, ok := strings.Cut(string(readme), "\n## Install\n")
+	if !ok {
+		t.Fatal("README.md has no Install section")
+	}
+	install, _, _ = strings.Cut(install, "\n## ")
+	if !strings.Contains(install, "source <(standup completion bash)") || strings.Contains(install, "generate-bash-completion") {
+		t.Errorf("README's Install section does not source standup completion bash:\n%s", install)
+	}
+	if _, errOut, code := run(t, "standup", "completion", "bash"); code != ExitOK {
+		t.Errorf("standup completion bash: exit %d: %s", code, errOut)
+	}
+	if _, _, code := run(t, "standup", "--generate-bash-completion"); code != ExitUsage {
+		t.Errorf("standup --generate-bash-completion: exit %d, want a usage error", code)
 	}
 }

@@ -74,7 +74,8 @@ func manPages(ctx context.Context, app *cli.App) (map[string][]byte, error) {
 	for i, path := range append([][]string{nil}, paths...) {
 		var help bytes.Buffer
 		args := append(append([]string{"standup"}, path...), "--help")
-		if err := Run(ctx, args, Streams{In: strings.NewReader(""), Out: &help, Err: io.Discard}); err != nil {
+		out := columnsWriter{Writer: &help, columns: manWidth}
+		if err := Run(ctx, args, Streams{In: strings.NewReader(""), Out: out, Err: io.Discard}); err != nil {
 			return nil, fmt.Errorf("help of %s: %w", strings.Join(args[:len(args)-1], " "), err)
 		}
 		seeAlso := names[:1]
@@ -86,8 +87,24 @@ func manPages(ctx context.Context, app *cli.App) (map[string][]byte, error) {
 	return pages, nil
 }
 
-// helpSection is a heading of urfave/cli's help: "OPTIONS:".
-var helpSection = regexp.MustCompile(`^([A-Z][A-Z ]*):$`)
+// manWidth is the width of the help a man page is made of: man indents
+// a section's text by 7 columns, and help indents it by 3, which the page
+// leaves out, so that the page fits 80 columns.
+const manWidth = 80 - 7 + 3
+
+// columnsWriter is a writer that states the width help is wrapped to on
+// it (helpWidth).
+type columnsWriter struct {
+	io.Writer
+	columns int
+}
+
+// Columns is the width to wrap to.
+func (w columnsWriter) Columns() int { return w.columns }
+
+// helpSection is a heading of the help: "FLAGS:", "CLUSTER FLAGS (with
+// --from-cluster):".
+var helpSection = regexp.MustCompile(`^([A-Z][A-Z ]*(?: \([^)]*\))?):$`)
 
 // helpToMarkdown turns a command's --help into the Markdown of its man
 // page: NAME as man wants it, USAGE as SYNOPSIS, DESCRIPTION as prose, the
@@ -104,7 +121,7 @@ func helpToMarkdown(page, help string, seeAlso []string) string {
 		text := strings.Trim(strings.Join(body, "\n"), "\n")
 		switch section {
 		case "NAME":
-			_, usage, _ := strings.Cut(text, " - ")
+			_, usage, _ := strings.Cut(strings.Join(strings.Fields(text), " "), " - ")
 			fmt.Fprintf(&b, "\n# NAME\n\n%s - %s\n", page, usage)
 		case "USAGE":
 			fmt.Fprintf(&b, "\n# SYNOPSIS\n\n```\n%s\n```\n", text)

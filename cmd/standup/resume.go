@@ -36,17 +36,17 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the plan; change nothing"},
 			&cli.BoolFlag{Name: "no-unsuspend", Destination: &o.NoUnsuspend, Usage: "leave suspended Kustomizations suspended"},
 			&cli.BoolFlag{Name: "no-remediate", Destination: &o.NoRemediate, Usage: "report a proven cold-start deadlock instead of pre-applying CRDs"},
-			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
-			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most this many at once (0: unlimited)"},
-			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle directory for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
+			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a Kustomization not Ready `DURATION` after standup asks it to reconcile (0: its spec.timeout)"},
+			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most `N` at once (0: unlimited)"},
+			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle `DIR` for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
 			configFlag(&o.Config),
-			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "directory of the git checkout the cluster reconciles (e.g. clusters/prod): standup renders it to see which Kustomizations wait on workloads, and hands a busy kustomize-controller their dependency chains first"},
-			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "with --path: repository root that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
+			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "the `DIR` of the git checkout the cluster reconciles (e.g. clusters/prod): standup renders it to see which Kustomizations wait on workloads, and hands a busy kustomize-controller their dependency chains first"},
+			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "with --path: repository root `DIR` that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
-			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization, flux.KindHelmRelease), Usage: "kinds to walk: ks (Kustomization), hr (HelmRelease), in any case"},
-			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (NAME or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
-			&cli.StringSliceFlag{Name: "only", Destination: &o.Only, Usage: "walk only these nodes and their ancestors"},
-			&cli.StringSliceFlag{Name: "exclude", Destination: &o.Exclude, Usage: "leave these nodes out"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization, flux.KindHelmRelease), Usage: "`KINDS` to walk: ks (Kustomization), hr (HelmRelease), in any case"},
+			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (`NAME` or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
+			&cli.StringSliceFlag{Name: "only", Destination: &o.Only, Usage: "walk only these nodes (`NAME` or NAMESPACE/NAME) and their ancestors"},
+			&cli.StringSliceFlag{Name: "exclude", Destination: &o.Exclude, Usage: "leave these nodes (`NAME` or NAMESPACE/NAME) out"},
 		},
 		Action: func(c *cli.Context) error {
 			o.KindsSet = c.IsSet("kinds")
@@ -84,7 +84,11 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 		return err
 	}
 	sel := tiers.Selection{Namespace: g.Namespace, Only: append(opts.Only.Value(), in.names...), From: opts.From.Value(), Exclude: opts.Exclude.Value()}
-	if err := checkSelection(objs, sel, g.Prog); err != nil {
+	named := kinds // the kinds a name may be, for a refusal
+	if in.kind != "" {
+		named = []string{in.kind}
+	}
+	if err := checkSelection(objs, sel, named, g.Prog); err != nil {
 		return err
 	}
 	walkOpts := wait.Options{

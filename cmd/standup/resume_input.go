@@ -12,8 +12,10 @@ import (
 // its positional names, the CRD bundle and the runtime CRDs' triggers. A
 // mistake in any of them is reported before a request is sent.
 type resumeInput struct {
-	kinds    []string
-	names    []string
+	kinds []string
+	names []string
+	// kind is the kind word's kind (resume hr NAME), "" without one.
+	kind     string
 	bundle   *crds.Bundle
 	triggers crds.Triggers
 }
@@ -28,6 +30,12 @@ func readResumeInput(ctx context.Context, opts resumeOptions, args []string) (re
 	}
 	if in.names, err = resumeNames(args); err != nil {
 		return in, err
+	}
+	if len(args) > 0 {
+		in.kind, _ = flux.ParseKind(args[0])
+	}
+	if opts.MaxInflight < 0 {
+		return in, usageErrorf("--max-inflight %d: want the most reconciles at once, or 0 for no limit", opts.MaxInflight)
 	}
 	if in.bundle, err = crds.LoadBundleOrDefault(opts.CRDs); err != nil {
 		return in, err

@@ -45,13 +45,15 @@ func listWalked(ctx context.Context, cl *cluster, kinds []string, explicit bool,
 }
 
 // checkSelection refuses --only, --from and --exclude names (and resume's
-// positional names) that match no Kustomization, before anything is done;
-// the refusal points at prog's tiers command.
-func checkSelection(objs []flux.Object, sel tiers.Selection, prog string) error {
+// positional names) that match no node, before anything is done; the
+// refusal names kinds (what the user asked for: resume hr NAME's
+// HelmRelease, else the kinds walked) and points at prog's tiers command.
+func checkSelection(objs []flux.Object, sel tiers.Selection, kinds []string, prog string) error {
 	err := sel.Check(flux.Nodes(objs))
 	var unmatched *tiers.UnmatchedError
 	if errors.As(err, &unmatched) {
-		return usageErrorf("%v (see %s tiers)", err, prog)
+		unmatched.Kinds = kinds
+		return usageErrorf("%v (see %s tiers)", unmatched, prog)
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/kubestandup/standup/internal/cliargs"
 	"github.com/urfave/cli/v2"
@@ -54,4 +55,31 @@ func unknownCommand(c *cli.Context, name string) error {
 		return usageErrorf("unknown command %q; did you mean %q? (see %s --help)", name, s, c.App.HelpName)
 	}
 	return usageErrorf("unknown command %q (see %s --help)", name, c.App.HelpName)
+}
+
+// unusedGlobal says why the running command takes no global flag name
+// after its name (one of standup's own, before it), or "" when name is
+// no global flag.
+func unusedGlobal(c *cli.Context, name string) string {
+	if c.Command == nil || c.Command.HelpName == c.App.HelpName {
+		return ""
+	}
+	var global cli.Flag
+	for _, f := range c.App.Flags {
+		if slices.Contains(f.Names(), name) {
+			global = f
+		}
+	}
+	if global == nil || category(global) == "" {
+		return ""
+	}
+	path := cliargs.CommandPath(c)
+	use, _ := globalUseOf(path)
+	switch {
+	case !use.Cluster && strings.HasPrefix(category(global), clusterHeading):
+		return path + " reaches no cluster"
+	case use.Namespace == "" && (name == "namespace" || name == "n" || name == "all-namespaces" || name == "A"):
+		return path + " reads every namespace"
+	}
+	return path + " has no use for it"
 }

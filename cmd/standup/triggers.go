@@ -16,7 +16,7 @@ import (
 // without the grace.
 func configFlag(dest *string) cli.Flag {
 	return &cli.StringFlag{Name: "config", TakesFile: true, Destination: dest,
-		Usage: "standup.yaml declaring the runtime CRDs' triggers, to prove a deadlock at once when nothing can resolve it (default: standup.yaml at the root of the git checkout standup runs in, if any)"}
+		Usage: "`FILE` (a standup.yaml) declaring the runtime CRDs' triggers, to prove a deadlock at once when nothing can resolve it (default: standup.yaml at the root of the git checkout standup runs in, if any)"}
 }
 
 // loadTriggers reads what a walk knows of runtime CRDs: the standup.yaml

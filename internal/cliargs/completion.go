@@ -14,6 +14,10 @@ func Shells() []string { return []string{"bash", "zsh", "fish"} }
 // Values returns the words the flag of a command takes (command is its
 // path, "crds capture", "" for the program itself; flag its long name), or
 // the words of its positional arguments when flag is "". nil means any word.
+//
+// command may also be a path and one of its boolean flags, "audit
+// --from-cluster": where the words differ from the command's, that flag is
+// a mode, and once it is typed the script completes the mode's words.
 type Values func(command, flag string) []string
 
 // Completion returns the completion script for shell, for the program bin
@@ -38,10 +42,11 @@ func Completion(shell, bin string, app *cli.App, values Values) (string, error) 
 
 // completionNode is what a shell completes after one command path.
 type completionNode struct {
-	path       string   // "" for the program, "crds capture"
+	path       string   // "" for the program, "crds capture", "audit --from-cluster"
 	commands   []string // words that name a subcommand, or the positional values
 	flags      []string // every flag, long and short, with dashes
 	valueFlags []string // the flags that take a value
+	modes      []string // the boolean flags after which other words complete (Values)
 	values     map[string][]string
 }
 
@@ -76,7 +81,11 @@ func completionTree(app *cli.App, values Values) []completionNode {
 		if !slices.Contains(n.flags, "--help") {
 			n.flags = append(n.flags, "--help", "-h")
 		}
-		nodes = append(nodes, n)
+		modes := modeNodes(n, flags, values)
+		for _, m := range modes {
+			n.modes = append(n.modes, strings.TrimPrefix(m.path, path+" "))
+		}
+		nodes = append(append(nodes, n), modes...)
 		for _, c := range commands {
 			if !c.Hidden && c.Name != "help" {
 				walk(strings.TrimSpace(path+" "+c.Name), c.Flags, c.Subcommands)
@@ -85,6 +94,38 @@ func completionTree(app *cli.App, values Values) []completionNode {
 	}
 	walk("", app.Flags, app.Commands)
 	return nodes
+}
+
+// modeNodes are the nodes of n's modes: n after one of its boolean flags
+// whose value flags take other words (Values).
+func modeNodes(n completionNode, flags []cli.Flag, values Values) []completionNode {
+	var modes []completionNode
+	for _, f := range flags {
+		if _, isBool := f.(*cli.BoolFlag); !isBool || hidden(f) {
+			continue
+		}
+		m := n
+		m.path = strings.TrimSpace(n.path + " --" + f.Names()[0])
+		m.values = map[string][]string{}
+		differs := false
+		for _, vf := range flags {
+			words := flagWords(vf)
+			if !slices.Contains(n.valueFlags, words[0]) {
+				continue
+			}
+			vs := values(m.path, vf.Names()[0])
+			differs = differs || (vs != nil && !slices.Equal(vs, n.values[words[0]]))
+			for _, w := range words {
+				if vs != nil {
+					m.values[w] = vs
+				}
+			}
+		}
+		if differs {
+			modes = append(modes, m)
+		}
+	}
+	return modes
 }
 
 func hidden(f cli.Flag) bool {
@@ -128,6 +169,7 @@ func wordsFunctions(b *strings.Builder, fn string, nodes []completionNode) {
 	shellCase(b, func(n completionNode) string { return "commands:" + n.path }, func(n completionNode) []string { return n.commands }, nodes)
 	shellCase(b, func(n completionNode) string { return "flags:" + n.path }, func(n completionNode) []string { return n.flags }, nodes)
 	shellCase(b, func(n completionNode) string { return "valueflags:" + n.path }, func(n completionNode) []string { return n.valueFlags }, nodes)
+	shellCase(b, func(n completionNode) string { return "modes:" + n.path }, func(n completionNode) []string { return n.modes }, nodes)
 	b.WriteString("    esac\n}\n\n")
 	fmt.Fprintf(b, "# %s_values PATH FLAG prints the values FLAG takes after PATH.\n", fn)
 	fmt.Fprintf(b, "%s_values() {\n    case \"$1:$2\" in\n", fn)
@@ -142,16 +184,17 @@ func wordsFunctions(b *strings.Builder, fn string, nodes []completionNode) {
 	// The walk over the words typed so far, shared by bash and zsh: it sets
 	// cmdpath (not path, which zsh ties to $PATH).
 	fmt.Fprintf(b, `# %[1]s_path WORD... prints the command path the words name, flags and
-# their values skipped.
+# their values skipped, and the mode flag typed last after it, if any.
 %[1]s_path() {
-    local cmdpath="" w skip=0
+    local cmdpath="" base="" w skip=0
     for w in "$@"; do
         if [ "$skip" = 1 ]; then skip=0; continue; fi
         case "$w" in
             --) break ;;
             -*=*) ;;
-            -*) case " $(%[1]s_words valueflags "$cmdpath") " in *" $w "*) skip=1 ;; esac ;;
-            *) case " $(%[1]s_words commands "$cmdpath") " in *" $w "*) cmdpath="${cmdpath:+$cmdpath }$w" ;; esac ;;
+            -*) case " $(%[1]s_words valueflags "$cmdpath") " in *" $w "*) skip=1 ;; esac
+                case " $(%[1]s_words modes "$base") " in *" $w "*) cmdpath="${base:+$base }$w" ;; esac ;;
+            *) case " $(%[1]s_words commands "$cmdpath") " in *" $w "*) base="${base:+$base }$w"; cmdpath="$base" ;; esac ;;
         esac
     done
     echo "$cmdpath"
@@ -251,6 +294,7 @@ func fishScript(bin, fn string, nodes []completionNode) string {
 		{"commands", func(n completionNode) []string { return n.commands }},
 		{"flags", func(n completionNode) []string { return n.flags }},
 		{"valueflags", func(n completionNode) []string { return n.valueFlags }},
+		{"modes", func(n completionNode) []string { return n.modes }},
 	} {
 		for _, n := range nodes {
 			if ws := kind.words(n); len(ws) > 0 {
@@ -272,6 +316,7 @@ func fishScript(bin, fn string, nodes []completionNode) string {
     set -l tokens (commandline -opc)
     set -l cur (commandline -ct)
     set -l cmdpath ""
+    set -l base ""
     set -l skip 0
     for w in $tokens[2..-1]
         if test $skip = 1
@@ -284,9 +329,11 @@ func fishScript(bin, fn string, nodes []completionNode) string {
             case '-*=*'
             case '-*'
                 contains -- $w (%[1]s_words valueflags "$cmdpath"); and set skip 1
+                contains -- $w (%[1]s_words modes "$base"); and set cmdpath (string trim -- "$base $w")
             case '*'
                 if contains -- $w (%[1]s_words commands "$cmdpath")
-                    set cmdpath (string trim -- "$cmdpath $w")
+                    set base (string trim -- "$base $w")
+                    set cmdpath $base
                 end
         end
     end

@@ -12,6 +12,8 @@ import (
 
 func testValues(command, flag string) []string {
 	switch {
+	case flag == "output" && command == "crds --dry-run": // a mode
+		return []string{"text", "yaml"}
 	case flag == "output" && command == "tiers":
 		return []string{"text", "json", "dot"}
 	case flag == "output":
@@ -105,6 +107,10 @@ func TestShellsComplete(t *testing.T) {
 		{"standup resume apps --max", []string{"--max-inflight"}},
 		{"standup resume ", []string{"ks"}},
 		{"standup resume --crds ", []string{files}},
+		{"standup crds -o ", []string{"text", "json"}},
+		{"standup crds --dry-run -o ", []string{"text", "yaml"}},
+		{"standup crds --dry-run --crds x -o ", []string{"text", "yaml"}},
+		{"standup crds --dry-run capture -o ", []string{"text", "json"}},
 	}
 	for _, shell := range Shells() {
 		t.Run(shell, func(t *testing.T) {

@@ -26,3 +26,14 @@ func terminalSize(f *os.File) (width, height int, ok bool) {
 	width, height, err := term.GetSize(int(f.Fd()))
 	return width, height, err == nil && width > 0 && height > 0
 }
+
+// TerminalWidth returns the width in cells of the terminal w is; ok is
+// false when w is no terminal or tells no width.
+func TerminalWidth(w io.Writer) (width int, ok bool) {
+	f, isFile := w.(*os.File)
+	if !isFile || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	width, _, ok = terminalSize(f)
+	return width, ok
+}

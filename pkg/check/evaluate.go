@@ -195,8 +195,8 @@ func suspendedResult(objs []flux.Object) Result {
 }
 
 // kustomizationsResult lists every Kustomization not Ready that no earlier
-// check named already (suspended or stuck); it fails only on those, since
-// the earlier checks fail on theirs.
+// check named already (suspended or stuck). It fails whenever one is not
+// Ready, listed here or not: "1 of 2 Ready" is never a pass.
 func kustomizationsResult(objs []flux.Object, stuck map[tiers.ID]bool) Result {
 	var items []Item
 	ready := 0
@@ -215,7 +215,7 @@ func kustomizationsResult(objs []flux.Object, stuck map[tiers.ID]bool) Result {
 	if others := len(objs) - ready - len(items); others > 0 {
 		summary += fmt.Sprintf(" (%d more listed above)", others)
 	}
-	return newResult("kustomizations", verdict(len(items) == 0), summary, items)
+	return newResult("kustomizations", verdict(ready == len(objs)), summary, items)
 }
 
 // helmReleasesResult lists every HelmRelease not Ready at its generation

@@ -130,7 +130,7 @@ func TestEvaluate(t *testing.T) {
 			wantIn: map[string]string{"dry-run": "StorageProfile", "kustomizations": "apps-vms", "ready": "not Ready"},
 		},
 		{
-			name: "deadlock and suspension are listed once, not again as not Ready",
+			name: "deadlock and suspension are listed once, not again as not Ready, and fail the count",
 			facts: func() Facts {
 				f := healthy()
 				delete(f.CRDs, "storageprofiles.cdi.kubevirt.io")
@@ -139,8 +139,19 @@ func TestEvaluate(t *testing.T) {
 				f.Kustomizations = []flux.Object{suspended, ks("platform-config", false, "ReconciliationFailed", dryRunMessage, "")}
 				return f
 			},
-			want:   map[string]Status{"dry-run": Fail, "suspended": Fail, "kustomizations": Pass},
+			want:   map[string]Status{"dry-run": Fail, "suspended": Fail, "kustomizations": Fail},
 			wantIn: map[string]string{"kustomizations": "0 of 2 Ready (2 more listed above)", "suspended": "flux-system/apps"},
+		},
+		{
+			name: "a partial count is no pass: one suspended of two",
+			facts: func() Facts {
+				f := healthy()
+				f.Kustomizations[0] = ks("platform", false, "", "", revNew)
+				f.Kustomizations[0].Suspended = true
+				return f
+			},
+			want:   map[string]Status{"suspended": Fail, "kustomizations": Fail},
+			wantIn: map[string]string{"kustomizations": "1 of 2 Ready (1 more listed above)"},
 		},
 		{
 			name: "ready at an old revision",

@@ -1,7 +1,9 @@
 package flux
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -15,6 +17,19 @@ var kindWords = map[string]string{
 	"hr":             KindHelmRelease,
 	"helmrelease":    KindHelmRelease,
 	"helmreleases":   KindHelmRelease,
+}
+
+// KindWords returns every word ParseKind takes, in lower case: for each
+// kind its flux short name, the kind and its plural, Kustomization's first.
+func KindWords() []string {
+	words := slices.Collect(maps.Keys(kindWords))
+	slices.SortFunc(words, func(a, b string) int {
+		return cmp.Or(
+			cmp.Compare(kindWords[b], kindWords[a]), // Kustomization before HelmRelease
+			cmp.Compare(len(a), len(b)),
+			strings.Compare(a, b))
+	})
+	return words
 }
 
 // ParseKind returns the kind a user means by word: Kustomization for ks,

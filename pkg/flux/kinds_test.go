@@ -36,3 +36,17 @@ func TestParseKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestKindWords: KindWords lists every word ParseKind takes, each once,
+// Kustomization's first, the short name first.
+func TestKindWords(t *testing.T) {
+	want := []string{"ks", "kustomization", "kustomizations", "hr", "helmrelease", "helmreleases"}
+	if got := KindWords(); !slices.Equal(got, want) {
+		t.Errorf("KindWords() = %q, want %q", got, want)
+	}
+	for _, w := range KindWords() {
+		if _, ok := ParseKind(w); !ok {
+			t.Errorf("ParseKind(%q) refuses a word KindWords lists", w)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -130,14 +131,28 @@ type UnmatchedError struct {
 	Names []string
 	// Namespace is the Selection's Namespace, where bare names were looked for.
 	Namespace string
+	// Kinds are the kinds the names were looked for among, as the user
+	// would name them (Kustomization when none is set): Check matches a
+	// name in any kind, and the caller knows which the user meant.
+	Kinds []string
 }
 
-// Error names the unmatched names, and the namespace they were looked for in.
+// Error names the kinds, the unmatched names as they were given, and the
+// namespace they were looked for in: `no HelmRelease named "podinfo"`.
 func (e *UnmatchedError) Error() string {
-	if e.Namespace != "" {
-		return fmt.Sprintf("no Kustomization named %v in namespace %s", e.Names, e.Namespace)
+	kinds := e.Kinds
+	if len(kinds) == 0 {
+		kinds = []string{"Kustomization"}
 	}
-	return fmt.Sprintf("no Kustomization named %v", e.Names)
+	names := make([]string, len(e.Names))
+	for i, n := range e.Names {
+		names[i] = strconv.Quote(n)
+	}
+	msg := fmt.Sprintf("no %s named %s", strings.Join(kinds, " or "), strings.Join(names, ", "))
+	if e.Namespace != "" {
+		msg += " in namespace " + e.Namespace
+	}
+	return msg
 }
 
 // Check refuses, before a walk starts, a selection with names that match

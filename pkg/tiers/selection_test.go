@@ -129,3 +129,22 @@ func TestScope(t *testing.T) {
 }
 
 func must(t int, _ bool) int { return t }
+
+// TestUnmatchedErrorSaysWhatWasTyped: the refusal names the kinds the
+// names were looked for among and the names as given, quoted, never as a
+// Go slice.
+func TestUnmatchedErrorSaysWhatWasTyped(t *testing.T) {
+	tests := []struct {
+		err  UnmatchedError
+		want string
+	}{
+		{UnmatchedError{Names: []string{"podinfo"}, Kinds: []string{"HelmRelease"}}, `no HelmRelease named "podinfo"`},
+		{UnmatchedError{Names: []string{"a", "apps/b"}, Kinds: []string{"Kustomization", "HelmRelease"}}, `no Kustomization or HelmRelease named "a", "apps/b"`},
+		{UnmatchedError{Names: []string{"web"}, Namespace: "monitoring"}, `no Kustomization named "web" in namespace monitoring`},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+}

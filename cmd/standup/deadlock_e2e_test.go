@@ -269,13 +269,10 @@ func TestCRDsAllNeverTouchesExistingCRDs(t *testing.T) {
 	if err := w.Client.Create(ctx, existing, client.FieldOwner("another-manager")); err != nil {
 		t.Fatal(err)
 	}
-	// Read it once the API server has finished its own status updates.
-	if err := w.WaitCRDEstablished(ctx, existing.Name); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(time.Second)
-	before := &apiextensionsv1.CustomResourceDefinition{}
-	if err := w.Client.Get(ctx, client.ObjectKey{Name: existing.Name}, before); err != nil {
+	// Read it as the API server's last status write (Established) left it:
+	// from there on, only another client moves its resourceVersion.
+	before, err := w.SettledCRD(ctx, existing.Name)
+	if err != nil {
 		t.Fatal(err)
 	}
 	bundle := t.TempDir()

@@ -41,12 +41,19 @@ func isReadyEvent(e wait.Event) bool { return e.Type == wait.EventNode && e.Phas
 
 // resumeToMidWalk starts the witness of w and `resume -o json -v` against
 // kubeconfig, and returns once the walk is under way (its first Ready
-// event): the moment a fault test injects its fault.
-func resumeToMidWalk(t *testing.T, w *testenv.World, kubeconfig string) (*witness, *background) {
+// event): the moment a fault test injects its fault. Each of taps sees
+// every event too.
+func resumeToMidWalk(t *testing.T, w *testenv.World, kubeconfig string, taps ...func(wait.Event)) (*witness, *background) {
 	t.Helper()
 	wit := witnessFrom(t, w)
 	tap, first := onFirst(isReadyEvent)
-	done := goRun(context.Background(), t, runSpec{kubeconfig: kubeconfig, onEvent: tap}, "resume", "-o", "json", "-v")
+	onEvent := func(e wait.Event) {
+		tap(e)
+		for _, f := range taps {
+			f(e)
+		}
+	}
+	done := goRun(context.Background(), t, runSpec{kubeconfig: kubeconfig, onEvent: onEvent}, "resume", "-o", "json", "-v")
 	midWalk(t, first, done)
 	return wit, done
 }
@@ -109,17 +116,34 @@ func TestFaultAPIServerRestartMidResume(t *testing.T) {
 }
 
 // TestFaultControllerKilledMidWalk kills the controller of a shared world:
-// each test there runs a kustomize-controller of its own.
+// each test there runs a kustomize-controller of its own. The controller
+// stays down until standup has shown it noticed: a request left
+// unacknowledged, with nothing changed for wait.DefaultAskAgainAfter, is
+// asked again, and the walk goes on rather than give up.
 func TestFaultControllerKilledMidWalk(t *testing.T) {
 	w, g := suspendedGraph(t)
 	graph := g.kss
-	wit, done := resumeToMidWalk(t, w, w.Kubeconfig)
+	askedAgain := make(chan wait.Event, 64)
+	wit, done := resumeToMidWalk(t, w, w.Kubeconfig, func(e wait.Event) {
+		if e.Type == wait.EventNode && e.Reason == "Unacknowledged" {
+			select {
+			case askedAgain <- e:
+			default:
+			}
+		}
+	})
 	killedAt := time.Now()
 	w.KillController()
-	select {
-	case res := <-done.done:
-		t.Fatalf("standup gave up while kustomize-controller was down: exit %d: %v", res.Code, res.Err)
-	case <-time.After(20 * time.Second):
+	for asked := false; !asked; {
+		select {
+		case res := <-done.done:
+			t.Fatalf("standup gave up while kustomize-controller was down: exit %d: %v", res.Code, res.Err)
+		case e := <-askedAgain:
+			asked = e.Time.After(killedAt)
+			t.Logf("%s asked again at %s: %s", e.Node, e.Time.Format(time.StampMilli), e.Message)
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("standup never asked again while kustomize-controller was down:\n%s", tailLines(done.out.String(), 40))
+		}
 	}
 	if err := w.RestartController(context.Background()); err != nil {
 		t.Fatal(err)

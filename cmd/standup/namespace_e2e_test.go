@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/internal/testenv"
@@ -18,11 +20,12 @@ import (
 
 // TestResumeNamespaceWaitsOnOutsideDependency: `resume -n apps` walks
 // apps's Kustomizations and waits on what they depend on in infra without
-// touching it. Before, -n listed and watched apps alone: infra/join and
-// infra/side were absent from the walk, treated as ready, and apps's nodes
-// were reconciled while their dependencies were suspended. The API server's
-// audit log is the witness: standup writes nothing while infra is
-// suspended, and never writes to infra.
+// touching it. -n narrows what is walked, never what is watched: a walk
+// that listed apps alone would not see infra/join and infra/side, would
+// take them for ready, and would reconcile apps's nodes while their
+// dependencies are suspended. The API server's audit log is the witness:
+// standup writes nothing while infra is suspended, and never writes to
+// infra.
 func TestResumeNamespaceWaitsOnOutsideDependency(t *testing.T) {
 	// The operator's resume of infra leaves its chain to Flux alone, which
 	// re-checks a dependency every --requeue-dependency: 2 s, not 30.
@@ -61,30 +64,34 @@ func TestResumeNamespaceWaitsOnOutsideDependency(t *testing.T) {
 
 	wit := witnessFrom(t, w)
 	var mu sync.Mutex
-	waiting := map[string]bool{}
+	waiting := map[string]string{} // node -> the dependency it waits on
 	spec.onEvent = func(e wait.Event) {
-		if e.Type == wait.EventNode && e.Reason == meta.DependencyNotReadyReason && strings.Contains(e.Message, infra+"/") {
+		if e.Type == wait.EventNode && e.Reason == meta.DependencyNotReadyReason {
 			mu.Lock()
-			waiting[e.Node.NamespacedName()] = true
+			waiting[e.Node.NamespacedName()] = e.Message
 			mu.Unlock()
 		}
 	}
 	bg := goRun(ctx, t, spec, "resume", "-n", apps, "-o", "json")
+	// Every node the walk may write is judged with infra suspended in view,
+	// and held back: web and worker on infra, frontend and edge on them.
+	// A walk that did not wait would have requested web and worker in the
+	// Step that judged them, instead of reporting them waiting; and a Step
+	// that holds every node back has no write to send.
 	deadline := time.Now().Add(time.Minute)
 	for {
 		mu.Lock()
-		both := waiting[apps+"/web"] && waiting[apps+"/worker"]
+		held := strings.Contains(waiting[apps+"/web"], infra+"/") && strings.Contains(waiting[apps+"/worker"], infra+"/") &&
+			waiting[apps+"/frontend"] != "" && waiting[apps+"/edge"] != ""
 		mu.Unlock()
-		if both {
+		if held {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s/web and %s/worker never reported waiting on %s:\n%s", apps, apps, infra, tailLines(bg.out.String(), 40))
+			t.Fatalf("%s's nodes never all reported waiting (web and worker on %s):\n%s", apps, infra, tailLines(bg.out.String(), 40))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	// Long enough for a walk that did not wait to have written.
-	time.Sleep(3 * time.Second)
 	wit.assertNoWrites(t)
 
 	// An operator resumes infra, as flux resume ks -n infra --all does.
@@ -112,6 +119,19 @@ func TestResumeNamespaceWaitsOnOutsideDependency(t *testing.T) {
 			t.Errorf("standup wrote outside apps: %s %s", e.Verb, e.RequestURI)
 		}
 	}
+	// Nothing while infra was suspended, over the whole of it: the API
+	// server received every write of standup's after the operator's first
+	// resume of infra.
+	resumed, ok := firstResume(wit.events(t), infra)
+	if !ok {
+		t.Fatalf("the audit log holds no resume of %s by the operator", infra)
+	}
+	for _, e := range writes {
+		if !e.RequestReceivedTimestamp.After(resumed.Time) {
+			t.Errorf("standup wrote while %s was suspended: %s %s at %s, the operator resumed it at %s",
+				infra, e.Verb, e.RequestURI, e.RequestReceivedTimestamp.Format(time.StampMicro), resumed.Format(time.StampMicro))
+		}
+	}
 	if len(writes) < 4 {
 		t.Errorf("%d writes by standup, want at least one per apps node", len(writes))
 	}
@@ -120,6 +140,30 @@ func TestResumeNamespaceWaitsOnOutsideDependency(t *testing.T) {
 			t.Errorf("%s/%s not Ready and resumed: suspend=%v conditions=%v", k.Namespace, k.Name, ks.Spec.Suspend, ks.Status.Conditions)
 		}
 	}
+}
+
+// firstResume returns when the API server received the first patch of a
+// Kustomization in ns, by a client other than standup, that resumed it:
+// the operator's (resumeAsOperator). Its merge patch sets spec.suspend to
+// null, the typed client leaving out a false suspend, or to false.
+func firstResume(log []auditv1.Event, ns string) (metav1.MicroTime, bool) {
+	for _, e := range log {
+		ref := e.ObjectRef
+		if e.UserAgent == standupAgent || e.Verb != "patch" || ref == nil || ref.Namespace != ns ||
+			ref.Resource != "kustomizations" || ref.Subresource != "" || e.RequestObject == nil {
+			continue
+		}
+		var patch struct {
+			Spec map[string]json.RawMessage `json:"spec"`
+		}
+		if json.Unmarshal(e.RequestObject.Raw, &patch) != nil {
+			continue
+		}
+		if suspend, ok := patch.Spec["suspend"]; ok && (string(suspend) == "null" || string(suspend) == "false") {
+			return e.RequestReceivedTimestamp, true
+		}
+	}
+	return metav1.MicroTime{}, false
 }
 
 // resumeAsOperator resumes k and asks for a reconcile, as the flux CLI

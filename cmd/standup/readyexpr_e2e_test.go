@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,10 +13,13 @@ import (
 
 // TestResumeHonoursReadyExprAgainstTheController has the expression and the
 // Ready condition disagree both ways, on the real kustomize-controller:
-// standup must release a dependent exactly when Flux would.
+// standup must release a dependent exactly when Flux would. plain, beside
+// app, depends on gate by the built-in rule alone: standup releases it in
+// the Step that sees gate Ready, the one that judges app with gate Ready
+// too, and its Ready is the test's proof that the Step is over.
 func TestResumeHonoursReadyExprAgainstTheController(t *testing.T) {
 	ns := testenv.UniqueName("ns")
-	w := sharedWorld(t, testenv.Options{}, ns, ns+"-gate", ns+"-app", ns+"-broken", ns+"-eager")
+	w := sharedWorld(t, testenv.Options{}, ns, ns+"-gate", ns+"-app", ns+"-plain", ns+"-broken", ns+"-eager")
 	publish(t, w, ns, "testdata/tree")
 	specs := []struct {
 		ks   testenv.KS
@@ -28,6 +29,8 @@ func TestResumeHonoursReadyExprAgainstTheController(t *testing.T) {
 		// Ready=True on gate is not enough: the expression wants a label.
 		{ks: testenv.KS{Name: "app", Path: "./ok", TargetNamespace: ns + "-app", DependsOn: deps("gate")},
 			expr: "has(dep.metadata.labels) && 'go' in dep.metadata.labels"},
+		// Ready=True on gate is enough by Flux's own rule.
+		{ks: testenv.KS{Name: "plain", Path: "./ok", TargetNamespace: ns + "-plain", DependsOn: deps("gate")}},
 		{ks: testenv.KS{Name: "broken", Path: "./does-not-exist", TargetNamespace: ns + "-broken"}},
 		// broken never turns Ready, but the expression releases eager anyway.
 		{ks: testenv.KS{Name: "eager", Path: "./ok", TargetNamespace: ns + "-eager", DependsOn: deps("broken")},
@@ -46,21 +49,18 @@ func TestResumeHonoursReadyExprAgainstTheController(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	var out, errOut syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, []string{"standup", "--kubeconfig", w.Kubeconfig, "resume", "-o", "json"}, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
-	}()
+	tap, plainReady := onFirst(func(e wait.Event) bool { return isReadyEvent(e) && e.Node.Name == "plain" })
+	bg := goRun(ctx, t, runSpec{kubeconfig: w.Kubeconfig, onEvent: tap}, "resume", "-o", "json")
 
-	// Wait until gate is Ready; app must stay untouched meanwhile.
-	deadline := time.Now().Add(time.Minute)
-	for !isReady(getKS(t, w, ns, "gate")) {
-		if time.Now().After(deadline) {
-			t.Fatal("gate never turned Ready")
-		}
-		time.Sleep(200 * time.Millisecond)
+	// Until plain is Ready, which standup released the moment it saw gate
+	// Ready, app must stay untouched: its readyExpr is still false.
+	select {
+	case <-plainReady:
+	case res := <-bg.done:
+		t.Fatalf("resume ended (exit %d) before plain was Ready:\n%s", res.Code, tailLines(res.Stdout, 40))
+	case <-ctx.Done():
+		t.Fatalf("plain never reported Ready:\n%s", tailLines(bg.out.String(), 40))
 	}
-	time.Sleep(3 * time.Second)
 	if app := getKS(t, w, ns, "app"); !app.Spec.Suspend || app.Status.LastHandledReconcileAt != "" {
 		t.Fatalf("app was released while its readyExpr was false (suspend=%v)", app.Spec.Suspend)
 	}
@@ -72,19 +72,13 @@ func TestResumeHonoursReadyExprAgainstTheController(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		t.Fatal("resume did not finish")
-	}
-	errBuf := bytes.NewBufferString(errOut.String())
-	if code := ExitCode(err, errBuf); code != ExitFailure {
-		t.Fatalf("exit %d, want %d (broken fails); stderr: %s", code, ExitFailure, errBuf)
+	res := bg.await(t, 3*time.Minute)
+	if res.Code != ExitFailure {
+		t.Fatalf("exit %d, want %d (broken fails); stderr: %s", res.Code, ExitFailure, res.Stderr)
 	}
 	kicked := map[string]time.Time{}
 	final := map[string]wait.Phase{}
-	for _, e := range events(t, out.String()) {
+	for _, e := range events(t, res.Stdout) {
 		if e.Type == wait.EventAction && e.Node != nil {
 			if _, ok := kicked[e.Node.Name]; !ok {
 				kicked[e.Node.Name] = e.Time
@@ -101,6 +95,9 @@ func TestResumeHonoursReadyExprAgainstTheController(t *testing.T) {
 		if final[name] != wait.PhaseReady || !isReady(getKS(t, w, ns, name)) {
 			t.Errorf("%s ended %s; want Ready, released by its readyExpr", name, final[name])
 		}
+	}
+	if at := kicked["plain"]; at.IsZero() || !at.Before(labelledAt) || final["plain"] != wait.PhaseReady {
+		t.Errorf("plain kicked at %s and ended %s; want Ready, kicked before the label (%s) by Flux's own rule", at, final["plain"], labelledAt)
 	}
 	if final["broken"] != wait.PhaseFailed {
 		t.Errorf("broken ended %s, want failed", final["broken"])

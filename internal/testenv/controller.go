@@ -34,6 +34,10 @@ type Controller struct {
 	done    chan struct{}
 	logFile *os.File
 	tmp     string // a TMPDIR made under TempDir, removed on stop
+	// pgid and health are the process group and the health endpoint of
+	// the last start, kept after a stop for gone.
+	pgid   int
+	health string
 	// Starts counts how many times the controller was started.
 	Starts int
 }
@@ -86,6 +90,7 @@ func (c *Controller) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("%s start failed: %w", c.name(), err)
 	}
 	c.cmd, c.logFile, c.done = cmd, logFile, make(chan struct{})
+	c.pgid, c.health = cmd.Process.Pid, health
 	c.Starts++
 	go func(done chan struct{}) {
 		_ = cmd.Wait()
@@ -142,6 +147,28 @@ func (c *Controller) stop(sig syscall.Signal) {
 		_ = os.RemoveAll(c.tmp)
 		c.tmp = ""
 	}
+}
+
+// gone reports whether nothing is left of the controller's last start, and
+// if not, what is: a process of its process group (Stop and Kill signal
+// the group whole), or something serving its health endpoint, as a process
+// that escaped the group would. A controller gone cannot reconcile, so a
+// test need not wait to see that it does not.
+func (c *Controller) gone() (bool, string) {
+	c.mu.Lock()
+	pgid, health := c.pgid, c.health
+	c.mu.Unlock()
+	if pgid == 0 {
+		return false, "never started"
+	}
+	if err := syscall.Kill(-pgid, 0); err != syscall.ESRCH {
+		return false, fmt.Sprintf("process group %d still has a process (signal 0: %v)", pgid, err)
+	}
+	if conn, err := net.DialTimeout("tcp", health, time.Second); err == nil {
+		conn.Close()
+		return false, "something still serves its health endpoint " + health
+	}
+	return true, ""
 }
 
 // Log returns everything the controller has logged so far.

@@ -75,19 +75,31 @@ func (w *World) InstallDelayCRD(ctx context.Context) error {
 
 // WaitCRDEstablished waits until the API server serves the CRD (Established
 // and NamesAccepted). Until then its status is still being written, so a
-// test comparing resourceVersions must wait for it first.
+// test comparing resourceVersions must wait for it first (SettledCRD).
 func (w *World) WaitCRDEstablished(ctx context.Context, name string) error {
-	crd := &apiextensionsv1.CustomResourceDefinition{}
+	_, err := w.SettledCRD(ctx, name)
+	return err
+}
+
+// SettledCRD waits until the API server has made its own writes to the CRD
+// name, and returns the CRD as the last of them left it. Those writes are
+// the naming controller's (NamesAccepted, status.acceptedNames, Established
+// False "Installing") and then the establishing controller's (Established
+// True); for a structural CRD outside the API groups that need approval
+// (*.k8s.io) the API server writes nothing after, so a resourceVersion read
+// here moves only for another client's write.
+func (w *World) SettledCRD(ctx context.Context, name string) (*apiextensionsv1.CustomResourceDefinition, error) {
 	for {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := w.Client.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return fmt.Errorf("CustomResourceDefinition/%s get failed: %w", name, err)
+			return nil, fmt.Errorf("CustomResourceDefinition/%s get failed: %w", name, err)
 		}
 		if apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established) && apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.NamesAccepted) {
-			return nil
+			return crd, nil
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("CustomResourceDefinition/%s not established: %w", name, ctx.Err())
+			return nil, fmt.Errorf("CustomResourceDefinition/%s not established: %w", name, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

@@ -2,6 +2,8 @@ package testenv
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +99,11 @@ func TestFaultExpireWatchesAnswers410AndCutAloneDoesNot(t *testing.T) {
 	}
 	p.Cut()
 	drainUntilClosed(t, wi)
-	if err := resumeWatch(ctx, cms.Watch, rv); err != nil {
+	touch := func(ctx context.Context) error {
+		_, err := cms.Create(ctx, configMap(UniqueName("touch")), metav1.CreateOptions{})
+		return err
+	}
+	if err := resumeWatch(ctx, cms.Watch, rv, touch); err != nil {
 		t.Fatalf("watch resumed after a cut alone: %v, want it to work", err)
 	}
 
@@ -111,7 +117,7 @@ func TestFaultExpireWatchesAnswers410AndCutAloneDoesNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	drainUntilClosed(t, wi)
-	err = resumeWatch(ctx, cms.Watch, rv)
+	err = resumeWatch(ctx, cms.Watch, rv, touch)
 	if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
 		t.Fatalf("watch resumed from %s after compaction at %d: %v, want 410 Gone", rv, compacted, err)
 	}
@@ -121,22 +127,31 @@ func TestFaultExpireWatchesAnswers410AndCutAloneDoesNot(t *testing.T) {
 type watchFunc func(context.Context, metav1.ListOptions) (watch.Interface, error)
 
 // resumeWatch opens a watch from rv and returns the error the server
-// answers with: on the request, or as the first event; nil when the watch
-// runs for a second without one.
-func resumeWatch(ctx context.Context, open watchFunc, rv string) error {
+// answers with: on the request, or as the first event. touch then writes
+// an object the watch sees, so that the first event comes whether or not
+// anything changed since rv: a watch the server resumed delivers an object
+// (what changed since rv, or touch's), one it refuses delivers the error.
+func resumeWatch(ctx context.Context, open watchFunc, rv string, touch func(context.Context) error) error {
 	wi, err := open(ctx, metav1.ListOptions{ResourceVersion: rv})
 	if err != nil {
 		return err
 	}
 	defer wi.Stop()
+	if err := touch(ctx); err != nil {
+		return fmt.Errorf("touch after resuming the watch: %w", err)
+	}
 	select {
 	case ev, ok := <-wi.ResultChan():
-		if ok && ev.Type == watch.Error {
+		switch {
+		case !ok:
+			return errors.New("the resumed watch closed without an event")
+		case ev.Type == watch.Error:
 			return apierrors.FromObject(ev.Object)
 		}
-	case <-time.After(time.Second):
+		return nil
+	case <-time.After(30 * time.Second):
+		return errors.New("the resumed watch delivered nothing within 30s, not even the touch")
 	}
-	return nil
 }
 
 func drainUntilClosed(t *testing.T, wi watch.Interface) {
@@ -166,8 +181,10 @@ func TestFaultKillControllerStopsReconcilingUntilRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.KillController()
+	// Nothing is left of it to reconcile what is created next: no process
+	// of its group, and nothing serving its health endpoint.
+	eventually(t, 10*time.Second, "the killed controller is gone", w.Controller.gone)
 	createAll(t, w, KS{Name: "operators", Path: "./operators"})
-	time.Sleep(3 * time.Second)
 	if ks := readyOf(t, w, "operators"); apimeta.FindStatusCondition(ks.Status.Conditions, "Ready") != nil {
 		t.Fatalf("a killed controller reconciled: %s", condition(ks))
 	}

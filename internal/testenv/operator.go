@@ -26,6 +26,9 @@ type RuntimeCRDOperator struct {
 	mu               sync.Mutex
 	sawAt, createdAt time.Time
 	err              error
+	// returned is set when the operator's loop has returned: it creates
+	// nothing more.
+	returned bool
 }
 
 // StartOperator runs op in the background until the world stops or, in a
@@ -36,6 +39,9 @@ func (w *World) StartOperator(op *RuntimeCRDOperator) {
 	go func() {
 		defer w.helpers.Done()
 		op.run(ctx, w)
+		op.mu.Lock()
+		op.returned = true
+		op.mu.Unlock()
 	}()
 }
 
@@ -57,6 +63,14 @@ func (op *RuntimeCRDOperator) Latency() time.Duration {
 		return 0
 	}
 	return op.createdAt.Sub(op.sawAt)
+}
+
+// stopped reports whether the operator's loop has returned, so that it
+// creates nothing more: a test need not wait to see that it does not.
+func (op *RuntimeCRDOperator) stopped() bool {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	return op.returned
 }
 
 // Err reports the last error the operator hit, if any.

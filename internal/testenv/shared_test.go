@@ -45,6 +45,7 @@ func TestSharedWorldIsBackAtItsBaselineForTheNextTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first *Controller
+	operator := &RuntimeCRDOperator{Trigger: cdiGVR, CRDs: []*apiextensionsv1.CustomResourceDefinition{operatorCRD}}
 	t.Run("leaves everything behind", func(t *testing.T) {
 		w := worlds.Get(t, seedOptions)
 		ctx := faultCtx(t)
@@ -86,7 +87,7 @@ func TestSharedWorldIsBackAtItsBaselineForTheNextTest(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Its trigger, a CDI, is created only by the next test.
-		w.StartOperator(&RuntimeCRDOperator{Trigger: cdiGVR, CRDs: []*apiextensionsv1.CustomResourceDefinition{operatorCRD}})
+		w.StartOperator(operator)
 	})
 	if t.Failed() {
 		return
@@ -122,7 +123,11 @@ func TestSharedWorldIsBackAtItsBaselineForTheNextTest(t *testing.T) {
 		t.Errorf("Namespace/%s is terminating: the Kustomization was pruned, and it will never finish without a namespace controller", applied)
 	}
 
-	// The first test's operator would create its CRD once a CDI exists.
+	// The first test's operator would create its CRD once a CDI exists; its
+	// loop has returned, so it cannot.
+	if !operator.stopped() {
+		t.Error("the first test's operator is still running")
+	}
 	if err := w.Client.Create(ctx, crdOf(t, filepath.Join("testdata", "seed", "operators", "cdi-crd.yaml"))); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +146,6 @@ func TestSharedWorldIsBackAtItsBaselineForTheNextTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
 	if err := w.Client.Get(ctx, client.ObjectKey{Name: operatorCRD.Name}, &apiextensionsv1.CustomResourceDefinition{}); !isNotFound(err) {
 		t.Errorf("the first test's operator is still running: CustomResourceDefinition/%s (get: %v)", operatorCRD.Name, err)
 	}

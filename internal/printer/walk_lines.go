@@ -42,8 +42,8 @@ func eventLine(e wait.Event, st Styles) string {
 // summaryLine renders a walk's summary: counts, time, mutations, and a mark
 // that is ✔ only when every node ended ready.
 func summaryLine(s wait.Summary, st Styles) string {
-	line := fmt.Sprintf("%d/%d ready, %d failed, %d blocked in %.1fs (%d mutations)",
-		s.Ready, s.Total, s.Failed, s.Blocked, time.Duration(s.Elapsed).Seconds(), s.Mutations)
+	line := fmt.Sprintf("%d/%d ready, %d failed, %d blocked in %.1fs (%s)",
+		s.Ready, s.Total, s.Failed, s.Blocked, time.Duration(s.Elapsed).Seconds(), plural(s.Mutations, "mutation"))
 	if s.Pending > 0 {
 		line += fmt.Sprintf(", %d unfinished", s.Pending)
 	}

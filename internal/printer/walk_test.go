@@ -168,6 +168,8 @@ func TestSummaryLine(t *testing.T) {
 		{name: "interrupted with nodes unfinished", s: wait.Summary{Ready: 1, Pending: 2, Total: 3, Interrupted: true},
 			want: "✗ 1/3 ready, 0 failed, 0 blocked in 0.0s (0 mutations), 2 unfinished, interrupted"},
 		{name: "nothing to walk", want: "✔ 0/0 ready, 0 failed, 0 blocked in 0.0s (0 mutations)"},
+		{name: "one mutation", s: wait.Summary{Ready: 1, Total: 1, Mutations: 1, Elapsed: wait.Duration(time.Second)},
+			want: "✔ 1/1 ready, 0 failed, 0 blocked in 1.0s (1 mutation)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,13 +7,22 @@
 # test's time is in the output: the figures scripts/test-weights.txt holds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The shells whose completion scripts the tests run (zsh, fish): under CI a
-# test that lacks one fails (internal/ciskip), so they are installed here from
-# Debian's packages when missing and this user may (root, apt-get).
+# The tools the tests run: the shells whose completion scripts they run (zsh,
+# fish), and Graphviz's dot, which renders tiers -o dot to measure it. Under
+# CI a test that lacks one fails (internal/ciskip), so they are installed
+# here from Debian's packages when missing and this user may (root,
+# apt-get). install_missing takes command names; package_of maps one to the
+# package that provides it.
+package_of() {
+  case "$1" in
+  dot) echo graphviz ;;
+  *) echo "$1" ;;
+  esac
+}
 install_missing() {
   local missing=()
   for tool in "$@"; do
-    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$(package_of "$tool")")
   done
   [ "${#missing[@]}" -gt 0 ] || return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -23,7 +32,7 @@ install_missing() {
     echo "test: ${missing[*]} missing and not installable here: their tests skip (and fail under CI)" >&2
   fi
 }
-install_missing zsh fish
+install_missing zsh fish dot
 export STANDUP_CONTROLLER_RELEASES="${STANDUP_CONTROLLER_RELEASES:-v1.9.6,v1.7.3}"
 extra=""
 for r in ${STANDUP_CONTROLLER_RELEASES//,/ }; do

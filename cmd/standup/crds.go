@@ -28,10 +28,10 @@ func crdsCommand(streams Streams, prog string) *cli.Command {
 	o := &crdsOptions{}
 	return withExamples(&cli.Command{
 		Name:  "crds",
-		Usage: "find Kustomizations deadlocked on CRDs created at runtime, prove it, and create only the missing CRDs",
+		Usage: "find Kustomizations deadlocked on a missing CRD (an operator's, created at runtime, or a chart's whose HelmRelease is in the same pass), prove it, and create only the missing CRDs",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.Bundle, Usage: "CRD bundle directory (default: " + crds.DefaultBundleDir + ")"},
-			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the diagnosis and what would be created; change nothing"},
+			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the diagnosis and what would be created; change nothing (needs no bundle)"},
 			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "legacy fallback: create every bundle CRD absent from the cluster (never touches one that exists)"},
 			configFlag(&o.Config),
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a repaired Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
@@ -50,13 +50,17 @@ func crdsCommand(streams Streams, prog string) *cli.Command {
 
 // runCRDs diagnoses every Kustomization against a fresh list of CRDs, prints
 // each deadlock and what would repair it, and (unless --dry-run) repairs
-// them: the walk pre-applies through crds.PreApply, as resume's does.
+// them: the walk pre-applies through crds.PreApply, as resume's does. A dry
+// run without a bundle diagnoses all the same: a stuck Kustomization is
+// then a deadlock no bundle resolves (exit 3).
 func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Streams) error {
 	bundle, err := crds.LoadBundleOrDefault(opts.Bundle)
 	if err != nil {
 		return err
 	}
-	if bundle == nil {
+	// A dry run diagnoses without a bundle, as check does; repairing, and
+	// --all, take one.
+	if bundle == nil && (!opts.DryRun || opts.All) {
 		return usageErrorf("no CRD bundle: pass --crds DIR (or create %s); capture one with %s crds capture", crds.DefaultBundleDir, g.Prog)
 	}
 	triggers, err := loadTriggers(ctx, opts.Config)
@@ -81,6 +85,7 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	repairs, unresolved := crds.PlanRepairs(crds.Stuck(objs, present, bundle), bundle)
 	out := printer.NewCRDsPrinter(streams.Out, g.Output, printer.CRDsModeRepair, opts.DryRun)
 	out.Repairs(repairs)
+	out.Bundle(crds.BundleDir(opts.Bundle))
 	switch {
 	case len(repairs) == 0:
 		return out.Close()

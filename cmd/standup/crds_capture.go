@@ -20,7 +20,7 @@ func captureCommand(streams Streams, prog string) *cli.Command {
 	o := &captureOptions{}
 	return withExamples(&cli.Command{
 		Name:  "capture",
-		Usage: "write the CRDs no Flux Kustomization applied (created by operators at runtime): the bundle for a stuck cluster",
+		Usage: "write the CRDs no Flux Kustomization applied (an operator's, created at runtime, or a chart's), Flux's own left out: the bundle for a stuck cluster",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Destination: &o.Out, TakesFile: true, Usage: "write one file per CRD into `DIR` (required)"},
 			&cli.StringSliceFlag{Name: "group", Destination: &o.Groups, Usage: "only CRDs of the API `GROUP` (repeat for several)"},
@@ -35,7 +35,8 @@ func captureCommand(streams Streams, prog string) *cli.Command {
 }
 
 // runCapture writes, one file each, the live CRDs that no Kustomization's
-// inventory lists, and prints the paths written.
+// inventory lists but Flux's own (crds.SelectRuntime), prints the paths
+// written, and says on stderr how many of Flux's it left out.
 func runCapture(ctx context.Context, g globalOptions, opts captureOptions, streams Streams) error {
 	if opts.Out == "" {
 		return usageErrorf("crds capture: --out DIR is required: the directory to write one file per CRD into")
@@ -52,7 +53,7 @@ func runCapture(ctx context.Context, g globalOptions, opts captureOptions, strea
 	if err != nil {
 		return err
 	}
-	runtime := crds.SelectRuntime(live, opts.Groups.Value(), objs)
+	runtime, fluxOwn := crds.SelectRuntime(live, opts.Groups.Value(), objs)
 	written, err := crds.WriteCaptured(opts.Out, runtime)
 	// What was written is reported even when a later file failed.
 	if printErr := printer.PrintCapture(streams.Out, g.Output, opts.Out, written); err == nil {
@@ -62,7 +63,7 @@ func runCapture(ctx context.Context, g globalOptions, opts captureOptions, strea
 		return err
 	}
 	if !g.Quiet {
-		printer.PrintCaptureSummary(streams.Err, len(runtime))
+		printer.PrintCaptureSummary(streams.Err, len(runtime), len(fluxOwn))
 	}
 	return nil
 }

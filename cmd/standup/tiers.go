@@ -71,7 +71,11 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 	// dependsOn on it dangles here, not in Flux. The rest is printed, with
 	// it as external, and the failure fails the run.
 	allowMissing := opts.AllowMissing || loaded.failed != nil
-	graph, err := tiers.Build(tiers.Scope(flux.Nodes(loaded.objs), g.Namespace), tiers.Options{AllowMissing: allowMissing})
+	nodes := tiers.Scope(flux.Nodes(loaded.objs), g.Namespace)
+	graph, err := tiers.Build(nodes, tiers.Options{AllowMissing: allowMissing})
+	if errors.As(err, new(*tiers.CycleError)) && (g.Output == printer.FormatDot || g.Output == printer.FormatMermaid) {
+		return drawCycles(g, nodes, loaded, explainMissing(err, opts.Path, loaded), streams)
+	}
 	if err := explainMissing(err, opts.Path, loaded); err != nil {
 		return err
 	}
@@ -101,6 +105,23 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 	// What could be rendered is printed; the Kustomizations that could not
 	// make the run a failure.
 	return loaded.failed
+}
+
+// drawCycles writes the picture of a graph refused for its dependency
+// cycles, the cycles in red (tiers.BreakCycles, printer WithCycles), and
+// returns err, the refusal: the picture on stdout, the error line on
+// stderr, exit 4. The picture shows a missing dependency as external,
+// whatever --allow-missing says: err names it.
+func drawCycles(g globalOptions, nodes []tiers.Node, loaded tiersInput, err error, streams Streams) error {
+	graph, cycles, buildErr := tiers.BreakCycles(nodes, tiers.Options{AllowMissing: true})
+	if buildErr != nil {
+		return err
+	}
+	report := printer.NewTiersReport(loaded.source, graph, loaded.objs, loaded.warnings).WithCycles(cycles).Narrowed(g.Namespace)
+	if printErr := printer.PrintTiers(streams.Out, g.Output, report, printer.Options{}); printErr != nil {
+		return errors.Join(err, printErr)
+	}
+	return err
 }
 
 // explainMissing says where a dangling dependsOn is declared and what to

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubestandup/standup/internal/testenv"
@@ -144,6 +145,9 @@ func TestTiersLiveWithHelmReleases(t *testing.T) {
 				"kustomize.toolkit.fluxcd.io/name": "infrastructure", "kustomize.toolkit.fluxcd.io/namespace": fluxNS}},
 			"spec": map[string]any{"interval": "1h", "chart": map[string]any{"spec": map[string]any{"chart": name}}},
 		}}
+		if name == "unlabelled" {
+			u.SetLabels(nil)
+		}
 		if len(deps) > 0 {
 			list := make([]any, len(deps))
 			for i, d := range deps {
@@ -157,6 +161,7 @@ func TestTiersLiveWithHelmReleases(t *testing.T) {
 		hr(infra, "cert-manager"),
 		hr(infra, "ingress-nginx", map[string]any{"name": "cert-manager"}),
 		hr(web, "podinfo", map[string]any{"name": "ingress-nginx", "namespace": infra}),
+		hr(web, "unlabelled"),
 	} {
 		var err error
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
@@ -169,16 +174,48 @@ func TestTiersLiveWithHelmReleases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The unlabelled release is known to be applied by infrastructure
+	// from its inventory alone, as kustomize-controller writes it.
+	ks := getKS(t, w, fluxNS, "infrastructure")
+	ks.Status.Inventory = &kustomizev1.ResourceInventory{Entries: []kustomizev1.ResourceRef{
+		{ID: web + "_unlabelled_helm.toolkit.fluxcd.io_HelmRelease", Version: "v2"},
+	}}
+	if err := w.Client.Status().Update(ctx, ks); err != nil {
+		t.Fatalf("Kustomization/%s/infrastructure status update failed: %v", fluxNS, err)
+	}
 	res := runCLI(t, w, "tiers", "-o", "json", "--kinds", "Kustomization,HelmRelease")
 	if res.Code != ExitOK {
 		t.Fatalf("exit %d: %v", res.Code, res.Err)
 	}
-	want := []string{fluxNS + "/infrastructure " + infra + "/cert-manager", infra + "/ingress-nginx", web + "/podinfo"}
+	want := []string{fluxNS + "/infrastructure " + infra + "/cert-manager " + web + "/unlabelled", infra + "/ingress-nginx", web + "/podinfo"}
 	if got := tierNames(t, res.Stdout); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("tiers\n got %q\nwant %q", got, want)
 	}
-	if !strings.Contains(res.Stdout, `"appliedBy"`) {
-		t.Error("HelmReleases should name the Kustomization that applies them")
+	var doc struct {
+		Tiers []struct {
+			Nodes []struct {
+				tiers.ID
+				AppliedBy *tiers.ID `json:"appliedBy"`
+			} `json:"nodes"`
+		} `json:"tiers"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tier := range doc.Tiers {
+		for _, n := range tier.Nodes {
+			if n.Kind == "HelmRelease" && (n.AppliedBy == nil || n.AppliedBy.String() != "Kustomization/"+fluxNS+"/infrastructure") {
+				t.Errorf("%s: appliedBy %v, want Kustomization/%s/infrastructure (labels, or its inventory)", n.ID, n.AppliedBy, fluxNS)
+			}
+		}
+	}
+	// The picture draws each release under infrastructure, in its tier.
+	dot := runCLI(t, w, "tiers", "-o", "dot", "--kinds", "Kustomization,HelmRelease")
+	for _, name := range []string{infra + "/cert-manager", infra + "/ingress-nginx", web + "/podinfo", web + "/unlabelled"} {
+		edge := fmt.Sprintf("%q -> %q [dir=back, arrowtail=odot", "Kustomization/"+fluxNS+"/infrastructure", "HelmRelease/"+name)
+		if !strings.Contains(dot.Stdout, edge) {
+			t.Errorf("tiers -o dot lacks the applied-by edge %s:\n%s", edge, dot.Stdout)
+		}
 	}
 }
 

@@ -44,6 +44,9 @@ func loadObjects(ctx context.Context, g globalOptions, path, repoRoot string, ki
 	if err != nil {
 		return tiersInput{}, err
 	}
+	// The pictures draw a HelmRelease under the Kustomization that applied
+	// it: its owner labels say which, or else that Kustomization's inventory.
+	flux.LinkApplied(objs)
 	return tiersInput{source: "cluster " + cl.Host, objs: objs, warnings: warnings}, nil
 }
 

@@ -287,3 +287,71 @@ func TestTiersOfflineErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestTiersCyclePicture: a graph refused for a cycle (exit 4) still gets
+// its picture with -o dot and -o mermaid, the cycle's nodes and edges in
+// red, on stdout, and the error line on stderr; the data formats print
+// nothing.
+func TestTiersCyclePicture(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"standup.yaml":  "{}\n",
+		"empty/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: default\n",
+	}
+	ks := func(name string, deps ...string) string {
+		s := "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: " + name + "\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./empty\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+		if len(deps) > 0 {
+			s += "  dependsOn:\n"
+			for _, d := range deps {
+				s += "    - name: " + d + "\n"
+			}
+		}
+		return s
+	}
+	files["base.yaml"] = ks("base")
+	files["a.yaml"] = ks("a", "b", "base")
+	files["b.yaml"] = ks("b", "a")
+	files["top.yaml"] = ks("top", "a")
+	for name, content := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const cycle = "flux-system/a -> flux-system/b -> flux-system/a"
+	for format, red := range map[string][]string{
+		"dot": {
+			`"Kustomization/flux-system/a" -> "Kustomization/flux-system/b" [color="#c62828", penwidth=2];`,
+			`"Kustomization/flux-system/b" -> "Kustomization/flux-system/a" [color="#c62828", penwidth=2];`,
+			`"Kustomization/flux-system/top" -> "Kustomization/flux-system/a";`,
+		},
+		"mermaid": {
+			"ks_flux_system__a --> ks_flux_system__b\n",
+			"ks_flux_system__b --> ks_flux_system__a\n",
+			"class ks_flux_system__b,ks_flux_system__a cycle\n",
+			"linkStyle 2,3 stroke:#c62828",
+		},
+	} {
+		t.Run(format, func(t *testing.T) {
+			out, errOut, code := runOffline(t, "tiers", "--path", dir, "-o", format)
+			if code != ExitInvalidGraph || !strings.Contains(errOut, cycle) {
+				t.Fatalf("exit %d, stderr %q; want 4 and the cycle", code, errOut)
+			}
+			for _, want := range red {
+				if !strings.Contains(out, want) {
+					t.Errorf("picture lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Contains(errOut, "digraph") || strings.Contains(errOut, "flowchart") {
+				t.Errorf("the picture went to stderr: %q", errOut)
+			}
+		})
+	}
+	for _, format := range []string{"text", "json", "shell"} {
+		if out, _, code := runOffline(t, "tiers", "--path", dir, "-o", format); code != ExitInvalidGraph || out != "" {
+			t.Errorf("-o %s: exit %d, stdout %q; want 4 and nothing", format, code, out)
+		}
+	}
+}

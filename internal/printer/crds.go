@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -58,6 +59,12 @@ func orNone(s string) string {
 	return s
 }
 
+// PrintNoBundle says, after the diagnoses of a dry run without a CRD
+// bundle, that repairing them takes one.
+func PrintNoBundle(w io.Writer) {
+	fmt.Fprintf(w, "no CRD bundle (--crds DIR, or %s): the diagnosis above needs one to repair; standup crds capture --out DIR writes one from a cluster that has these CRDs\n", crds.DefaultBundleDir)
+}
+
 // PrintNothingChanged ends a dry run.
 func PrintNothingChanged(w io.Writer) {
 	fmt.Fprintln(w, "dry run: nothing changed")
@@ -99,7 +106,12 @@ func PrintCaptured(w io.Writer, paths []string) {
 	}
 }
 
-// PrintCaptureSummary is capture's progress line: how many CRDs it wrote.
-func PrintCaptureSummary(w io.Writer, n int) {
+// PrintCaptureSummary is capture's progress line: how many CRDs it wrote,
+// and how many of Flux's own it left out (fluxOwn), and why.
+func PrintCaptureSummary(w io.Writer, n, fluxOwn int) {
 	fmt.Fprintf(w, "captured %d CRDs that no Kustomization inventory lists\n", n)
+	if fluxOwn > 0 {
+		fmt.Fprintf(w, "left out %d of Flux's own CRDs (API groups *%s, or labelled %s=%s): flux install creates them, in no inventory, and a cluster standup repairs has them already\n",
+			fluxOwn, flux.ToolkitGroupSuffix, flux.PartOfLabel, flux.PartOfValue)
+	}
 }

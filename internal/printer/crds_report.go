@@ -41,6 +41,9 @@ type crdsDocument struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Mode          string `json:"mode"`
 	DryRun        bool   `json:"dryRun"`
+	// Bundle is the CRD bundle directory read (mode repair); empty when
+	// there is none, which a dry run allows: it diagnoses, not repairs.
+	Bundle string `json:"bundle,omitempty"`
 	// Repairs are the stuck Kustomizations (mode repair); empty for mode all.
 	Repairs []crdRepair `json:"repairs"`
 	// CRDs are the bundle CRDs and what became of them (mode all); empty
@@ -82,6 +85,10 @@ type crdState struct {
 type CRDsPrinter interface {
 	// Repairs reports the stuck Kustomizations and what will repair each.
 	Repairs([]crds.Repair)
+	// Bundle reports the CRD bundle directory the repairs come from, after
+	// Repairs: "" when there is none (crds --dry-run without one), which
+	// the text report says when something is stuck.
+	Bundle(dir string)
 	// NothingChanged ends a dry run of repairs.
 	NothingChanged()
 	// CreatePlan reports what crds --all --dry-run would create.
@@ -110,9 +117,22 @@ func NewCRDsPrinter(w io.Writer, format, mode string, dryRun bool) CRDsPrinter {
 
 // crdsText prints each fact as it comes, the lines of PrintRepairs and its
 // neighbours.
-type crdsText struct{ w io.Writer }
+type crdsText struct {
+	w     io.Writer
+	stuck int
+}
 
-func (p *crdsText) Repairs(r []crds.Repair)                { PrintRepairs(p.w, r) }
+func (p *crdsText) Repairs(r []crds.Repair) {
+	p.stuck = len(r)
+	PrintRepairs(p.w, r)
+}
+
+func (p *crdsText) Bundle(dir string) {
+	if dir == "" && p.stuck > 0 {
+		PrintNoBundle(p.w)
+	}
+}
+
 func (p *crdsText) NothingChanged()                        { PrintNothingChanged(p.w) }
 func (p *crdsText) CreatePlan(plan crds.Plan)              { PrintCreatePlan(p.w, plan) }
 func (p *crdsText) Created(res crds.Result, complete bool) { PrintCreated(p.w, res, complete) }
@@ -145,6 +165,8 @@ func (p *crdsJSON) Charts(ks tiers.ID, releases []crds.ChartRelease) {
 		}
 	}
 }
+
+func (p *crdsJSON) Bundle(dir string) { p.doc.Bundle = dir }
 
 func (p *crdsJSON) NothingChanged() {}
 

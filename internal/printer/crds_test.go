@@ -49,8 +49,11 @@ func TestCRDsPrinters(t *testing.T) {
 		{name: "--all, failed before creating anything: no verdict", print: func(w *bytes.Buffer) { PrintCreated(w, crds.Result{}, false) }},
 		{name: "capture", print: func(w *bytes.Buffer) {
 			PrintCaptured(w, []string{"out/a.example.com.yaml", "out/b.example.com.yaml"})
-			PrintCaptureSummary(w, 2)
+			PrintCaptureSummary(w, 2, 0)
 		}, want: "out/a.example.com.yaml\nout/b.example.com.yaml\ncaptured 2 CRDs that no Kustomization inventory lists\n"},
+		{name: "capture after flux install", print: func(w *bytes.Buffer) { PrintCaptureSummary(w, 1, 5) },
+			want: "captured 1 CRDs that no Kustomization inventory lists\n" +
+				"left out 5 of Flux's own CRDs (API groups *.toolkit.fluxcd.io, or labelled app.kubernetes.io/part-of=flux): flux install creates them, in no inventory, and a cluster standup repairs has them already\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -53,45 +53,127 @@ func missingNodes(r TiersReport, mixed bool) []graphNode {
 	return out
 }
 
+// Colours the pictures share: an applied-by edge's, and a cycle's.
+const (
+	appliedColor = "#1565c0"
+	cycleColor   = "#c62828"
+)
+
 func writeTiersDot(b *strings.Builder, r TiersReport) {
 	mixed := r.mixedKinds()
-	fmt.Fprintf(b, "// standup tiers from %s\n", oneLine(r.Source))
-	b.WriteString("// Each edge points from a dependent to its dependency (\"depends on\").\n")
-	b.WriteString("digraph tiers {\n")
-	b.WriteString("  rankdir=BT;\n")
-	b.WriteString("  graph [fontname=\"Helvetica\", labelloc=b, labeljust=l];\n")
-	b.WriteString("  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n")
-	b.WriteString("  edge [fontname=\"Helvetica\"];\n")
-	for _, tier := range r.Tiers {
-		fmt.Fprintf(b, "\n  subgraph cluster_%d {\n", tier.Tier)
-		fmt.Fprintf(b, "    label=%s;\n", dotQuote(fmt.Sprintf("tier %d", tier.Tier)))
-		for _, n := range tier.Nodes {
-			fmt.Fprintf(b, "    %s [%s];\n", dotQuote(n.id().String()), dotNodeAttrs(r, n, mixed))
+	p := place(r)
+	layout := dotLayout(p, func(n TierNode) int { return boxWidth(graphLabel(r, n, mixed)) })
+	writeDotHeader(b, r, p)
+	// The lines of boxes, top to bottom, chained by invisible edges: every
+	// other edge is drawn where the lines put its ends (constraint=false),
+	// so a tier wraps into rows and HelmReleases sit under their appliers.
+	var lines [][]string
+	if top := dotTopLine(b, r, mixed); len(top) > 0 {
+		lines = append(lines, top)
+	}
+	for _, t := range layout {
+		if len(t.lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n  subgraph cluster_%d {\n", t.tier)
+		fmt.Fprintf(b, "    label=%s;\n", dotQuote(fmt.Sprintf("tier %d", t.tier)))
+		for _, l := range t.lines {
+			ids := make([]string, len(l))
+			for i, n := range l {
+				ids[i] = dotQuote(n.id().String())
+				fmt.Fprintf(b, "    %s [%s];\n", ids[i], dotNodeAttrs(r, n, mixed))
+			}
+			if len(ids) > 1 {
+				fmt.Fprintf(b, "    { rank=same; %s [style=invis, constraint=true]; }\n", strings.Join(ids, " -> "))
+			}
+			lines = append(lines, ids)
 		}
 		b.WriteString("  }\n")
 	}
-	if missing := missingNodes(r, mixed); len(missing) > 0 {
+	if len(lines) > 1 {
 		b.WriteString("\n")
-		for _, m := range missing {
-			fmt.Fprintf(b, "  %s [label=%s, style=\"rounded,dashed\", color=\"#9e9e9e\", fontcolor=\"#616161\"];\n",
-				dotQuote(m.ref.id().String()), dotQuote(m.label))
+		for i := 1; i < len(lines); i++ {
+			fmt.Fprintf(b, "  %s -> %s [style=invis, constraint=true];\n", lines[i-1][0], lines[i][0])
 		}
 	}
-	if len(r.Outside) > 0 {
+	writeDotEdges(b, r, p)
+	b.WriteString("}\n")
+}
+
+// writeDotHeader writes the comment that says how to read the picture,
+// and the graph's attributes.
+func writeDotHeader(b *strings.Builder, r TiersReport, p placement) {
+	fmt.Fprintf(b, "// standup tiers from %s\n", oneLine(r.Source))
+	b.WriteString("// Tiers run top to bottom, tier 0 first; a tier too wide for one row wraps into several.\n")
+	b.WriteString("// Each edge points from a dependent to its dependency (\"depends on\").\n")
+	if len(p.applier) > 0 {
+		b.WriteString("// A HelmRelease is drawn under the Kustomization that applies it, in that Kustomization's tier,\n")
+		b.WriteString("// joined to it by a dotted blue edge with a round head (\"applied by\").\n")
+	}
+	if len(r.cycles) > 0 {
+		b.WriteString("// Red: the dependency cycles (no tier order exists); their nodes are drawn where their other edges put them.\n")
+	}
+	b.WriteString("digraph tiers {\n")
+	b.WriteString("  rankdir=TB;\n")
+	b.WriteString("  newrank=true;\n")
+	b.WriteString("  graph [fontname=\"Helvetica\", labelloc=t, labeljust=l];\n")
+	b.WriteString("  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n")
+	b.WriteString("  edge [fontname=\"Helvetica\", constraint=false];\n")
+}
+
+// dotTopLine writes the missing and outside dependencies, drawn in a line
+// of their own above tier 0, and returns their ids.
+func dotTopLine(b *strings.Builder, r TiersReport, mixed bool) []string {
+	var ids []string
+	missing := missingNodes(r, mixed)
+	if len(missing) > 0 || len(r.Outside) > 0 {
 		b.WriteString("\n")
-		for _, o := range r.Outside {
-			fmt.Fprintf(b, "  %s [label=%s, style=\"rounded,dotted\", color=\"#616161\"];\n",
-				dotQuote(o.id().String()), dotQuote(outsideLabel(r, o, mixed)))
+	}
+	for _, m := range missing {
+		id := dotQuote(m.ref.id().String())
+		fmt.Fprintf(b, "  %s [label=%s, style=\"rounded,dashed\", color=\"#9e9e9e\", fontcolor=\"#616161\"];\n", id, dotQuote(m.label))
+		ids = append(ids, id)
+	}
+	for _, o := range r.Outside {
+		id := dotQuote(o.id().String())
+		fmt.Fprintf(b, "  %s [label=%s, style=\"rounded,dotted\", color=\"#616161\"];\n", id, dotQuote(outsideLabel(r, o, mixed)))
+		ids = append(ids, id)
+	}
+	if len(ids) > 1 {
+		fmt.Fprintf(b, "  { rank=same; %s; }\n", strings.Join(ids, "; "))
+	}
+	return ids
+}
+
+// writeDotEdges writes the applied-by edges, the dependsOn edges, and the
+// cycles' edges.
+func writeDotEdges(b *strings.Builder, r TiersReport, p placement) {
+	sep := func() func() {
+		done := false
+		return func() {
+			if !done {
+				b.WriteString("\n")
+				done = true
+			}
 		}
 	}
-	edges := false
+	first := sep()
+	for _, t := range p.tiers {
+		for _, u := range t.units {
+			for _, rel := range u.releases {
+				first()
+				// Drawn from the Kustomization, its head at the tail, so that
+				// the edge holds the release under it, and pulls them into line.
+				fmt.Fprintf(b, "  %s -> %s [dir=back, arrowtail=odot, style=dotted, color=%q, constraint=true, weight=10];\n",
+					dotQuote(u.head.id().String()), dotQuote(rel.id().String()), appliedColor)
+			}
+		}
+	}
+	first = sep()
 	for _, tier := range r.Tiers {
 		for _, n := range tier.Nodes {
 			for _, d := range n.DependsOn {
-				if !edges {
-					b.WriteString("\n")
-					edges = true
-				}
+				first()
 				style := ""
 				if d.Missing {
 					style = " [style=dashed]"
@@ -100,20 +182,47 @@ func writeTiersDot(b *strings.Builder, r TiersReport) {
 			}
 		}
 	}
-	b.WriteString("}\n")
+	first = sep()
+	drawn := drawnRefs(r)
+	for _, e := range r.cycles {
+		if drawn[e.from] && drawn[e.to] {
+			first()
+			fmt.Fprintf(b, "  %s -> %s [color=%q, penwidth=2];\n", dotQuote(e.from.id().String()), dotQuote(e.to.id().String()), cycleColor)
+		}
+	}
+}
+
+// drawnRefs are the objects a picture draws a box for: the nodes, the
+// missing dependencies, and the outside ones.
+func drawnRefs(r TiersReport) map[Ref]bool {
+	out := map[Ref]bool{}
+	for _, t := range r.Tiers {
+		for _, n := range t.Nodes {
+			out[n.Ref] = true
+		}
+	}
+	for _, m := range r.Missing {
+		out[m.Missing] = true
+	}
+	for _, o := range r.Outside {
+		out[o.Ref] = true
+	}
+	return out
 }
 
 func dotNodeAttrs(r TiersReport, n TierNode, mixed bool) string {
 	attrs := []string{"label=" + dotQuote(graphLabel(r, n, mixed))}
 	style := "rounded"
-	switch stateOf(r, n) {
-	case stateReady:
+	switch state := stateOf(r, n); {
+	case r.onCycle(n.Ref):
+		attrs = append(attrs, "color="+dotQuote(cycleColor), "fontcolor="+dotQuote(cycleColor), "penwidth=2")
+	case state == stateReady:
 		attrs = append(attrs, `color="#2e7d32"`)
-	case stateFailed:
+	case state == stateFailed:
 		attrs = append(attrs, `color="#c62828"`, "penwidth=2")
-	case statePending:
+	case state == statePending:
 		attrs = append(attrs, `color="#ef6c00"`)
-	case stateExternal:
+	case state == stateExternal:
 		style += ",dotted"
 		attrs = append(attrs, `color="#9e9e9e"`)
 	}

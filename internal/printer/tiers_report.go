@@ -33,6 +33,9 @@ type TiersReport struct {
 	// other namespaces: not shown as nodes, waited on by a walk of the
 	// namespace and never touched by it.
 	Outside []OutsideNode `json:"outside,omitempty" yaml:"outside,omitempty"`
+	// cycles are the edges of the dependency cycles the graph was refused
+	// for (WithCycles), which the pictures draw in red.
+	cycles []cycleEdge
 }
 
 // Tier is one tier of the report.

@@ -156,11 +156,10 @@ func TestShellOutputRunsInBash(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bash: %v\n%s", err, script)
 	}
-	names := shellNames(r)
 	var want []string
 	for _, tier := range r.Tiers {
 		for _, n := range tier.Nodes {
-			want = append(want, names[n.Ref])
+			want = append(want, n.Kind+"/"+n.Namespace+"/"+n.Name)
 		}
 	}
 	if lines := strings.Fields(string(got)); !reflect.DeepEqual(lines, want) {
@@ -168,6 +167,9 @@ func TestShellOutputRunsInBash(t *testing.T) {
 	}
 }
 
+// TestShellNames: every entry names its namespace, so that a script can
+// address the object, and its kind when the report mixes kinds; a
+// script splits each entry the way the array's comment says.
 func TestShellNames(t *testing.T) {
 	ks := func(ns, name string) Ref { return Ref{Kind: "Kustomization", Namespace: ns, Name: name} }
 	hr := func(ns, name string) Ref { return Ref{Kind: "HelmRelease", Namespace: ns, Name: name} }
@@ -176,11 +178,14 @@ func TestShellNames(t *testing.T) {
 		nodes []Ref
 		want  []string
 	}{
-		{"unique names stay bare", []Ref{ks("flux-system", "a"), ks("apps", "b")}, []string{"a", "b"}},
-		{"ambiguous across namespaces", []Ref{ks("flux-system", "apps"), ks("team-a", "apps"), ks("team-a", "db")}, []string{"flux-system/apps", "team-a/apps", "db"}},
-		{"ambiguous across kinds", []Ref{ks("flux-system", "cilium"), hr("flux-system", "cilium")}, []string{"Kustomization/cilium", "HelmRelease/cilium"}},
-		{"ambiguous across both", []Ref{ks("flux-system", "cilium"), hr("kube-system", "cilium")}, []string{"Kustomization/flux-system/cilium", "HelmRelease/kube-system/cilium"}},
-		{"a lone HelmRelease stays bare", []Ref{ks("flux-system", "platform"), hr("kube-system", "cilium")}, []string{"platform", "cilium"}},
+		{"unique names keep their namespace", []Ref{ks("flux-system", "a"), ks("apps", "b")}, []string{"flux-system/a", "apps/b"}},
+		{"one name in two namespaces", []Ref{ks("flux-system", "apps"), ks("team-a", "apps")}, []string{"flux-system/apps", "team-a/apps"}},
+		{"kinds mix: every entry has its kind", []Ref{ks("flux-system", "platform"), hr("kube-system", "cilium")}, []string{"Kustomization/flux-system/platform", "HelmRelease/kube-system/cilium"}},
+		{"HelmReleases alone", []Ref{hr("kube-system", "cilium")}, []string{"kube-system/cilium"}},
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatalf("bash is needed to check the shell output: %v", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,13 +193,35 @@ func TestShellNames(t *testing.T) {
 			for _, ref := range tt.nodes {
 				tier.Nodes = append(tier.Nodes, TierNode{Ref: ref})
 			}
-			names := shellNames(TiersReport{Tiers: []Tier{tier}})
-			var got []string
-			for _, ref := range tt.nodes {
-				got = append(got, names[ref])
+			var out bytes.Buffer
+			if err := PrintTiers(&out, FormatShell, TiersReport{Tiers: []Tier{tier}}, Options{}); err != nil {
+				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("names = %q, want %q", got, tt.want)
+			// Split as the comment says: kind, namespace and name come back.
+			split := `for entry in "${TIER_ORDER[@]}"; do
+  case "$entry" in
+  */*/*) IFS=/ read -r kind namespace name <<<"$entry" ;;
+  *) kind=-; namespace=${entry%%/*} name=${entry#*/} ;;
+  esac
+  echo "$kind $namespace $name"
+done`
+			got, err := exec.Command(bash, "-euc", out.String()+split).Output()
+			if err != nil {
+				t.Fatalf("bash: %v\n%s", err, out.String())
+			}
+			var want []string
+			for i, ref := range tt.nodes {
+				kind := "-"
+				if strings.Count(tt.want[i], "/") == 2 {
+					kind = ref.Kind
+				}
+				want = append(want, kind+" "+ref.Namespace+" "+ref.Name)
+			}
+			if lines := strings.Split(strings.TrimSpace(string(got)), "\n"); !reflect.DeepEqual(lines, want) {
+				t.Errorf("entries split into %q, want %q", lines, want)
+			}
+			if !strings.Contains(out.String(), "  "+strings.Join(tt.want, "\n  ")+"\n") {
+				t.Errorf("TIER_ORDER lacks the entries %q:\n%s", tt.want, out.String())
 			}
 		})
 	}

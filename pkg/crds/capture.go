@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -110,10 +111,20 @@ func RuntimeCRDs(all []string, inventories [][]string) []string {
 	return out
 }
 
+// IsFluxCRD reports whether crd is one of Flux's own: of an API group
+// ending in .toolkit.fluxcd.io, or labelled app.kubernetes.io/part-of=flux
+// as flux install labels what it installs.
+func IsFluxCRD(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	return strings.HasSuffix(crd.Spec.Group, flux.ToolkitGroupSuffix) || crd.Labels[flux.PartOfLabel] == flux.PartOfValue
+}
+
 // SelectRuntime returns the live CRDs of the given API groups (all groups
 // when groups is empty) that no Kustomization of objs lists in its
-// inventory, sorted by name: what `standup crds capture` writes.
-func SelectRuntime(live []*apiextensionsv1.CustomResourceDefinition, groups []string, objs []flux.Object) []*apiextensionsv1.CustomResourceDefinition {
+// inventory, sorted by name: what `standup crds capture` writes. Flux's own
+// CRDs (IsFluxCRD) are left out: `flux install` creates them outside any
+// inventory, and a stuck cluster has them already. fluxOwn names those
+// left out, sorted.
+func SelectRuntime(live []*apiextensionsv1.CustomResourceDefinition, groups []string, objs []flux.Object) (runtime []*apiextensionsv1.CustomResourceDefinition, fluxOwn []string) {
 	byName := make(map[string]*apiextensionsv1.CustomResourceDefinition, len(live))
 	var names []string
 	for _, c := range live {
@@ -126,9 +137,12 @@ func SelectRuntime(live []*apiextensionsv1.CustomResourceDefinition, groups []st
 	for _, o := range objs {
 		inventories = append(inventories, o.Inventory)
 	}
-	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, n := range RuntimeCRDs(names, inventories) {
-		out = append(out, byName[n])
+		if IsFluxCRD(byName[n]) {
+			fluxOwn = append(fluxOwn, n)
+			continue
+		}
+		runtime = append(runtime, byName[n])
 	}
-	return out
+	return runtime, fluxOwn
 }

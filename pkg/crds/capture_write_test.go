@@ -16,28 +16,36 @@ func TestSelectRuntime(t *testing.T) {
 	cdi := crdNamed("cdis", "cdi.kubevirt.io", "CDI", "cdi")
 	sm := crdNamed("servicemonitors", "monitoring.coreos.com", "ServiceMonitor", "servicemonitor")
 	ks := crdNamed("kustomizations", "kustomize.toolkit.fluxcd.io", "Kustomization", "kustomization")
-	live := []*apiextensionsv1.CustomResourceDefinition{sp, ks, sm, cdi}
+	// After flux install, Flux's own CRDs are in no inventory.
+	hr := crdNamed("helmreleases", "helm.toolkit.fluxcd.io", "HelmRelease", "helmrelease")
+	git := crdNamed("gitrepositories", "source.toolkit.fluxcd.io", "GitRepository", "gitrepository")
+	labelled := crdNamed("resourcesets", "fluxcd.controlplane.io", "ResourceSet", "resourceset")
+	labelled.Labels = map[string]string{"app.kubernetes.io/part-of": "flux"}
+	live := []*apiextensionsv1.CustomResourceDefinition{sp, ks, sm, cdi, hr, git, labelled}
 	objs := []flux.Object{
 		{Inventory: []string{"_kustomizations.kustomize.toolkit.fluxcd.io_apiextensions.k8s.io_CustomResourceDefinition"}},
 		{Inventory: []string{"_cdis.cdi.kubevirt.io_apiextensions.k8s.io_CustomResourceDefinition", "_longhorn_cdi.kubevirt.io_StorageProfile"}},
 	}
 	tests := []struct {
-		name   string
-		groups []string
-		want   []string
+		name     string
+		groups   []string
+		want     []string
+		wantFlux []string
 	}{
-		{name: "every group, sorted", want: []string{sm.Name, sp.Name}},
+		{name: "every group, sorted, Flux's own left out", want: []string{sm.Name, sp.Name}, wantFlux: []string{git.Name, hr.Name, labelled.Name}},
 		{name: "one group", groups: []string{"cdi.kubevirt.io"}, want: []string{sp.Name}},
 		{name: "a group with nothing at runtime", groups: []string{"kustomize.toolkit.fluxcd.io"}},
+		{name: "a Flux group asked for", groups: []string{"helm.toolkit.fluxcd.io"}, wantFlux: []string{hr.Name}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, c := range SelectRuntime(live, tt.groups, objs) {
+			runtime, fluxOwn := SelectRuntime(live, tt.groups, objs)
+			for _, c := range runtime {
 				got = append(got, c.Name)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("SelectRuntime(%v) = %v, want %v", tt.groups, got, tt.want)
+			if !reflect.DeepEqual(got, tt.want) || !reflect.DeepEqual(fluxOwn, tt.wantFlux) {
+				t.Errorf("SelectRuntime(%v) = %v, %v; want %v, %v", tt.groups, got, fluxOwn, tt.want, tt.wantFlux)
 			}
 		})
 	}

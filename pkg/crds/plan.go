@@ -11,17 +11,23 @@ import (
 type UnresolvedError struct {
 	Diagnosis Diagnosis
 	Missing   []MissingType
+	// NoBundle says there was no bundle at all (a diagnosis without one).
+	NoBundle bool
 }
 
 // Error names the Kustomization, the kinds, and what to do.
 func (e *UnresolvedError) Error() string {
+	if e.NoBundle {
+		return fmt.Sprintf("%s: no CRD bundle to supply %s: pass --crds DIR holding their CRDs (standup crds capture writes them from a cluster that has them), or move those objects into their own Kustomization with dependsOn and wait: true; see %s",
+			e.Diagnosis.Kustomization, joinTypes(e.Missing), RunbookPath)
+	}
 	return fmt.Sprintf("%s: the CRD bundle has no CRD for %s; move those objects into their own Kustomization with dependsOn and wait: true, or add the CRD to the bundle (standup crds capture); see %s",
 		e.Diagnosis.Kustomization, joinTypes(e.Missing), RunbookPath)
 }
 
 // PlanPreApply resolves every missing kind of d to a bundle entry, sorted by
 // CRD name. It fails, naming every kind the bundle lacks, before anything is
-// created.
+// created; with no bundle (nil), it fails on every missing kind.
 func PlanPreApply(d Diagnosis, bundle *Bundle) ([]BundleEntry, error) {
 	var out []BundleEntry
 	var unresolved []MissingType
@@ -34,7 +40,7 @@ func PlanPreApply(d Diagnosis, bundle *Bundle) ([]BundleEntry, error) {
 		out = append(out, e)
 	}
 	if len(unresolved) > 0 {
-		return nil, &UnresolvedError{Diagnosis: d, Missing: unresolved}
+		return nil, &UnresolvedError{Diagnosis: d, Missing: unresolved, NoBundle: bundle == nil}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].CRD.Name < out[j].CRD.Name })
 	return out, nil

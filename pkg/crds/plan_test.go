@@ -103,6 +103,7 @@ func TestPlanPreApply(t *testing.T) {
 		want       []string
 		wantFiles  []string
 		unresolved string
+		noBundle   bool
 	}{
 		{name: "group known", missing: []MissingType{{Group: "cdi.kubevirt.io", Kind: "StorageProfile", GroupKnown: true}},
 			want: []string{"storageprofiles.cdi.kubevirt.io"}, wantFiles: []string{"bundle/storageprofiles.cdi.kubevirt.io.yaml"}},
@@ -112,14 +113,20 @@ func TestPlanPreApply(t *testing.T) {
 			unresolved: "Kustomization/flux-system/platform-config: the CRD bundle has no CRD for Widget.example.com"},
 		{name: "group known, wrong group", missing: []MissingType{{Group: "other.io", Kind: "StorageProfile", GroupKnown: true}},
 			unresolved: "StorageProfile.other.io"},
+		{name: "no bundle at all", missing: []MissingType{{Group: "cdi.kubevirt.io", Kind: "StorageProfile", GroupKnown: true}}, noBundle: true,
+			unresolved: "Kustomization/flux-system/platform-config: no CRD bundle to supply StorageProfile.cdi.kubevirt.io: pass --crds DIR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := PlanPreApply(Diagnosis{Kustomization: ks, Missing: tt.missing}, bundle)
+			b := bundle
+			if tt.noBundle {
+				b = nil
+			}
+			got, err := PlanPreApply(Diagnosis{Kustomization: ks, Missing: tt.missing}, b)
 			if tt.unresolved != "" {
 				var ue *UnresolvedError
-				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.unresolved) {
-					t.Fatalf("err = %v, want an *UnresolvedError saying %q", err, tt.unresolved)
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.unresolved) || ue.NoBundle != tt.noBundle {
+					t.Fatalf("err = %v, want an *UnresolvedError saying %q (NoBundle %v)", err, tt.unresolved, tt.noBundle)
 				}
 				return
 			}

@@ -54,6 +54,9 @@ const (
 	PartOfLabel = "app.kubernetes.io/part-of"
 	// PartOfValue is PartOfLabel's value on Flux's controllers.
 	PartOfValue = "flux"
+	// ToolkitGroupSuffix ends the API group of every Flux CRD
+	// (kustomize.toolkit.fluxcd.io, source.toolkit.fluxcd.io, ...).
+	ToolkitGroupSuffix = ".toolkit.fluxcd.io"
 )
 
 var (

@@ -177,6 +177,7 @@ func TestCorpus(t *testing.T) {
 				root := filepath.Join(dir, e.repoRoot)
 				path := filepath.Join(dir, e.dir, p)
 				checkTiers(t, bin, path, root, dangling[name])
+				t.Run("picture", func(t *testing.T) { checkPicture(t, bin, path, root) })
 				checkAudit(t, bin, path, root, deadlocks[name])
 				checkSARIF(t, bin, path, root)
 			})
@@ -297,6 +298,39 @@ func checkTiers(t *testing.T, bin, path, root string, wantDangling []string) {
 				}
 			}
 		}
+	}
+}
+
+// checkPicture renders tiers -o dot of path with Graphviz (dot -Tjson)
+// and checks its bounding box: no wider than 4 times its height, so that a
+// graph of a hundred nodes and more fits a screen.
+func checkPicture(t *testing.T, bin, path, root string) {
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		ciskip.Skipf(t, "Graphviz's dot is not installed (scripts/test.sh installs graphviz): %v", err)
+	}
+	src, errOut, code := run(t, bin, "tiers", "--path", path, "--repo-root", root, "-o", "dot", "-q", "--allow-missing")
+	if code != 0 {
+		t.Fatalf("tiers -o dot exit %d: %s", code, errOut)
+	}
+	cmd := exec.Command(dot, "-Tjson")
+	cmd.Stdin = strings.NewReader(src)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("dot -Tjson: %v", err)
+	}
+	var doc struct {
+		BB string `json:"bb"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var x0, y0, x1, y1 float64
+	if _, err := fmt.Sscanf(strings.ReplaceAll(doc.BB, ",", " "), "%g %g %g %g", &x0, &y0, &x1, &y1); err != nil {
+		t.Fatalf("bb %q: %v", doc.BB, err)
+	}
+	if w, h := x1-x0, y1-y0; w > 4*h {
+		t.Errorf("tiers -o dot renders %.0f×%.0f points: wider than 4 times its height", w, h)
 	}
 }
 

@@ -13,6 +13,11 @@
 #                             KEEP=1): it prints the export KUBECONFIG=...
 #                             line and how to stop it
 #   scripts/demo.sh --stop DIR  stop a world --keep left up, and remove DIR
+#   scripts/demo.sh --write-readme  the demo, its output (plain lines, as in
+#                             a log) also written into README.md between
+#                             <!-- demo:resume begin --> and its end marker,
+#                             clock times, durations, ages and request
+#                             tokens replaced so that reruns diff cleanly
 #
 # The first run builds the test world into ~/.cache/standup-testenv
 # (scripts/testenv.sh, ~15 min); after that the demo takes about a minute.
@@ -31,16 +36,18 @@ say() { printf '\n%s==> %s%s\n' "$bold" "$*" "$reset"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
 usage() {
-  printf 'usage: %s [--keep] | --stop DIR\n' "$0" >&2
+  printf 'usage: %s [--keep] [--write-readme] | --stop DIR\n' "$0" >&2
   exit 2
 }
 
-# parse_args sets mode (demo or stop), keep (0 or 1) and stop_dir.
+# parse_args sets mode (demo or stop), keep (0 or 1), readme (0 or 1:
+# --write-readme) and stop_dir.
 parse_args() {
-  mode=demo keep=0 stop_dir=""
+  mode=demo keep=0 readme=0 stop_dir=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --keep) keep=1 ;;
+      --write-readme) readme=1 ;;
       --stop)
         [ $# -ge 2 ] || usage
         mode=stop stop_dir=$2
@@ -50,7 +57,52 @@ parse_args() {
     esac
     shift
   done
-  if [ "$mode" = stop ] && [ "$keep" = 1 ]; then usage; fi
+  if [ "$mode" = stop ] && { [ "$keep" = 1 ] || [ "$readme" = 1 ]; }; then usage; fi
+}
+
+# normalize_demo copies the demo's output from stdin to stdout with what
+# differs from run to run replaced: kubectl's AGE column (Ns, padded to its
+# width), clock times (hh:mm:ss.mmm), request tokens (RFC 3339), and the
+# durations standup measures (N.Ns, and NmNNs for a wait of minutes).
+# Durations a message states as a setting (at most 3s, a timeout of 5m0s)
+# are kept.
+normalize_demo() {
+  awk '
+    /^\$ kubectl get / { table = 1; print; next }
+    /^(\$ |==> )/ || /^$/ { table = 0 }
+    table {
+      # the AGE column: the first field that reads 12s, 3m, 5m2s, 2h
+      n = split($0, f, / +/)
+      for (i = 1; i <= n; i++) {
+        if (f[i] ~ /^[0-9]+[smhd]([0-9]+[sm])?$/) {
+          pad = sprintf("%-" length(f[i]) "s", "Ns")
+          sub(" " f[i] " ", " " pad " ")
+          break
+        }
+      }
+    }
+    { print }
+  ' |
+    sed -E \
+      -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z/YYYY-MM-DDThh:mm:ss.nnnnnnnnnZ/g' \
+      -e 's/^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} /hh:mm:ss.mmm /' \
+      -e 's/, [0-9]+m[0-9]{2}s: /, NmNNs: /g' \
+      -e 's/, [0-9]+h[0-9]{2}m: /, NhNNm: /g' \
+      -e 's/ready in [0-9]+m[0-9.]+s/ready in NmN.Ns/g' \
+      -e 's/ready in [0-9]+s/ready in N.Ns/g' \
+      -e 's/(^|[^0-9.])[0-9]+\.[0-9]+s([^0-9a-z]|$)/\1N.Ns\2/g'
+}
+
+# write_readme splices the captured demo output (file $1), normalised, into
+# README.md between its demo:resume markers.
+write_readme() {
+  local body
+  body=$(mktemp "${TMPDIR:-/tmp}/standup-demo-readme.XXXXXX")
+  { echo '```'; normalize_demo <"$1" | sed '/./,$!d'; echo '```'; } >"$body"
+  # shellcheck source=scripts/doclib.sh
+  . scripts/doclib.sh
+  splice_doc README.md demo:resume "$body"
+  rm -f "$body"
 }
 
 # print_kept says how to use the world a --keep run left up, and how to
@@ -136,6 +188,24 @@ demo() {
   export KUBECONFIG
   cat "$tmp/world.log"
 
+  if [ "$readme" = 1 ]; then
+    show_demo 2>&1 | tee "$tmp/demo.out"
+    write_readme "$tmp/demo.out"
+  else
+    show_demo
+  fi
+
+  if [ "$keep" = 1 ]; then
+    say "Done in $((SECONDS - start))s"
+    print_kept "$KUBECONFIG" "$tmp" "$world_pid"
+    return
+  fi
+  say "Done in $((SECONDS - start))s; tearing the world down (make demo KEEP=1 leaves it up)"
+}
+
+# show_demo is what the demo shows once its world is up: Flux stuck alone,
+# standup's repair, every Kustomization Ready. --write-readme captures it.
+show_demo() {
   say "Flux alone: waiting for platform-config to stop on the StorageProfile dry-run"
   stuck_message() {
     kubectl get kustomization platform-config -n flux-system \
@@ -157,13 +227,6 @@ demo() {
   run kubectl get kustomizations -A
   run kubectl get crd storageprofiles.cdi.kubevirt.io \
     -o custom-columns='CRD:.metadata.name,PRE-APPLIED-FOR:.metadata.annotations.standup\.kubestandup\.io/pre-applied-for'
-
-  if [ "$keep" = 1 ]; then
-    say "Done in $((SECONDS - start))s"
-    print_kept "$KUBECONFIG" "$tmp" "$world_pid"
-    return
-  fi
-  say "Done in $((SECONDS - start))s; tearing the world down (make demo KEEP=1 leaves it up)"
 }
 
 main() {

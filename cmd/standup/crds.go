@@ -160,13 +160,18 @@ func closeReport(out printer.CRDsPrinter, err error) error {
 // progress goes to stderr whatever -o says: stdout holds the report.
 func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []crds.Repair, bundle *crds.Bundle, opts wait.Options, streams Streams) (wait.Summary, error) {
 	var names []string
+	var explained []tiers.ID
 	for _, r := range repairs {
 		names = append(names, r.Diagnosis.Kustomization.Namespace+"/"+r.Diagnosis.Kustomization.Name)
+		if g.Output != printer.FormatJSON {
+			explained = append(explained, r.Diagnosis.Kustomization) // the text report printed it
+		}
 	}
-	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: printer.FormatText, Quiet: g.Quiet, NoColor: g.NoColor})
+	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: printer.FormatText, Quiet: g.Quiet, NoColor: g.NoColor, Explained: explained})
 	opts.Selection = tiers.Selection{Namespace: g.Namespace, Only: names}
 	loop := &wait.Loop{Dynamic: cl.Dynamic, Client: cl.Client, Bundle: bundle, Options: opts, OnEvent: out.Event}
 	summary, err := loop.Run(ctx)
+	summary = summaryStopped(summary, err)
 	out.Close(summary)
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())

@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubestandup/standup/pkg/wait"
 )
 
 // TestResumeNameDryRunWritesNothing: `resume NAME --dry-run` on a suspended
@@ -80,6 +84,64 @@ func TestResumeNameDryRunWritesNothing(t *testing.T) {
 // for the Kustomization NAMESPACE/NAME.
 func plans(stdout, nsName string) bool {
 	ns, name, _ := strings.Cut(nsName, "/")
-	return strings.Contains(stdout, "Kustomization/"+nsName+"\t") ||
+	return strings.Contains(stdout, " Kustomization/"+nsName+" ") ||
 		strings.Contains(stdout, `"namespace":"`+ns+`","name":"`+name+`"`)
+}
+
+// TestResumeDryRunPlansTheDeadlockRepair (issue 31): on the seed's stuck
+// cluster, `resume --dry-run` prints a plan that says where it looked, what
+// it would do to each node and why, the deadlock platform-config is stuck
+// in with the bundle CRD that would repair it and how the proof would go,
+// and the count of writes; -o json carries the same deadlock; and nothing
+// is written, the CRD least of all.
+func TestResumeDryRunPlansTheDeadlockRepair(t *testing.T) {
+	w := seedCluster(t, deadlockRepo)
+	stuck(t, w)
+	wit := witnessFrom(t, w)
+	before := crdNames(t, w)
+
+	text := runCLI(t, w, "resume", "--dry-run", "--crds", seedBundle)
+	if text.Code != ExitOK {
+		t.Fatalf("resume --dry-run: exit %d: %v", text.Code, text.Err)
+	}
+	for _, want := range []string{
+		"Plan for cluster ",
+		"1 cold-start deadlock to repair",
+		"~ Kustomization/flux-system/platform-config",
+		"! cold-start deadlock: its server-side dry-run fails on StorageProfile.cdi.kubevirt.io (v1beta1; used by StorageProfile/",
+		"+ CustomResourceDefinition/" + storageCRD + " from " + seedBundle + "/" + storageCRD + ".yaml, once the deadlock is proven",
+		"      proof: ",
+		"= Kustomization/flux-system/flux-system",
+		"1 CRD to create.",
+	} {
+		if !strings.Contains(text.Stdout, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, text.Stdout)
+		}
+	}
+
+	js := runCLI(t, w, "resume", "--dry-run", "--crds", seedBundle, "-o", "json")
+	if js.Code != ExitOK {
+		t.Fatalf("resume --dry-run -o json: exit %d: %v", js.Code, js.Err)
+	}
+	var planned *wait.PlanDeadlock
+	for _, line := range strings.Split(strings.TrimSpace(js.Stdout), "\n") {
+		var step wait.PlanStep
+		if err := json.Unmarshal([]byte(line), &step); err != nil {
+			t.Fatalf("plan line %q: %v", line, err)
+		}
+		if step.Node.Name == "platform-config" {
+			planned = step.Deadlock
+		}
+	}
+	if planned == nil || !planned.Resolvable || len(planned.Create) != 1 || planned.Create[0].Name != storageCRD || planned.Proof.Kind == "" {
+		t.Errorf("platform-config's planned deadlock: %+v", planned)
+	}
+
+	wit.assertNoWrites(t)
+	if after := crdNames(t, w); !maps.Equal(before, after) {
+		t.Errorf("the CRDs changed during a dry run: before %v, after %v", before, after)
+	}
+	if _, ok := crdNames(t, w)[storageCRD]; ok {
+		t.Errorf("a dry run created %s", storageCRD)
+	}
 }

@@ -90,6 +90,22 @@ func isOutcome(err error) bool {
 	return ok
 }
 
+// summaryStopped records on a walk's summary what stopped it before every node
+// ended, err as the walk returned it: --timeout, or the error the command
+// exits with (a cycle, an API error, a refused write). The summary printed
+// then says so, and is never ✔ for a command that fails. An interrupt has
+// its own mark (Summary.Interrupted).
+func summaryStopped(s wait.Summary, err error) wait.Summary {
+	switch {
+	case err == nil, errors.Is(err, context.Canceled):
+	case errors.Is(err, context.DeadlineExceeded):
+		s.Error = "--timeout ran out"
+	default:
+		s.Error = strings.TrimSpace(err.Error())
+	}
+	return s
+}
+
 // walkError is the error a finished walk deserves (resume, and crds's
 // repair walk), from its summary. The walk has printed its summary: an
 // interrupt or the command's deadline adds nothing to it.
@@ -103,10 +119,15 @@ func walkError(s wait.Summary, err error) error {
 		return err
 	case len(s.Deadlocked) > 0:
 		return fmt.Errorf("%w: %s (see docs/runbook.md)", wait.ErrDeadlock, ids(s.Deadlocked))
-	case len(s.FailedNodes) > len(s.TimedOut):
+	case len(s.FailedNodes) > len(s.TimedOut) || len(s.LeftSuspended) > 0:
 		return &nodesFailedError{summary: s}
 	case len(s.TimedOut) > 0:
 		return fmt.Errorf("%w: %s", errTimedOut, ids(s.TimedOut))
+	case s.Ready < s.Total:
+		// Every walked node must end Ready (docs/exit-codes.md); a node
+		// blocked or left unfinished for a reason the cases above do not
+		// name is a failure all the same.
+		return &nodesFailedError{summary: s}
 	}
 	return nil
 }

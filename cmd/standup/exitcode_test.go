@@ -86,6 +86,13 @@ func TestWalkError(t *testing.T) {
 		{name: "a HelmRelease failed", s: wait.Summary{Failed: 1, Total: 2, FailedNodes: []tiers.ID{{Kind: "HelmRelease", Namespace: "apps", Name: "web"}}}, wantCode: ExitFailure,
 			wantMsg: "1 of 2 Kustomizations and HelmReleases failed: HelmRelease/apps/web"},
 		{name: "timed out only", s: wait.Summary{Failed: 1, Total: 2, FailedNodes: []tiers.ID{b}, TimedOut: []tiers.ID{b}}, wantCode: ExitTimeout, wantMsg: "timed out: Kustomization/flux-system/b"},
+		// Issue 31: resume --no-unsuspend printed ✗ 4/7 ready, 0 failed, 3 blocked and exited 0.
+		{name: "left suspended, and what it blocks", s: wait.Summary{Ready: 4, Blocked: 3, Total: 7, LeftSuspended: []tiers.ID{a}}, wantCode: ExitFailure,
+			wantMsg: "3 of 7 Kustomizations not Ready: 1 left suspended (--no-unsuspend): Kustomization/flux-system/a; 2 blocked by them"},
+		{name: "left suspended beside a timeout: not only timeouts", s: wait.Summary{Ready: 0, Failed: 1, Blocked: 1, Total: 2, FailedNodes: []tiers.ID{b}, TimedOut: []tiers.ID{b}, LeftSuspended: []tiers.ID{a}},
+			wantCode: ExitFailure, wantMsg: "2 of 2 Kustomizations not Ready: 1 failed: Kustomization/flux-system/b; 1 left suspended (--no-unsuspend): Kustomization/flux-system/a"},
+		{name: "blocked for a reason no case names", s: wait.Summary{Ready: 1, Blocked: 1, Total: 2}, wantCode: ExitFailure,
+			wantMsg: "1 of 2 Kustomizations not Ready: 1 blocked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -118,14 +118,17 @@ func TestFaultAPIServerRestartMidResume(t *testing.T) {
 // TestFaultControllerKilledMidWalk kills the controller of a shared world:
 // each test there runs a kustomize-controller of its own. The controller
 // stays down until standup has shown it noticed: a request left
-// unacknowledged, with nothing changed for wait.DefaultAskAgainAfter, is
-// asked again, and the walk goes on rather than give up.
+// unacknowledged, or taken up and left, with nothing changed for
+// wait.DefaultAskAgainAfter, is asked again, and the walk goes on rather
+// than give up.
 func TestFaultControllerKilledMidWalk(t *testing.T) {
 	w, g := suspendedGraph(t)
 	graph := g.kss
 	askedAgain := make(chan wait.Event, 64)
 	wit, done := resumeToMidWalk(t, w, w.Kubeconfig, func(e wait.Event) {
-		if e.Type == wait.EventNode && e.Reason == "Unacknowledged" {
+		// Unacknowledged: a request the controller never took up;
+		// AskedAgain: one it took up and then went quiet on.
+		if e.Type == wait.EventNode && (e.Reason == "Unacknowledged" || e.Reason == "AskedAgain") {
 			select {
 			case askedAgain <- e:
 			default:

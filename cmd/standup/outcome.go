@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,18 +76,38 @@ func (e *hazardsError) Error() string {
 	return fmt.Sprintf("audit: %d findings are errors", e.n)
 }
 
-// nodesFailedError is a walk in which nodes failed for a reason other
-// than their deadline.
+// nodesFailedError is a walk that ended with nodes not Ready for a reason
+// other than their deadline: they failed, or were left suspended
+// (--no-unsuspend) and blocked what depends on them.
 type nodesFailedError struct{ summary wait.Summary }
 
 func (e *nodesFailedError) Error() string {
+	s := e.summary
 	what := "Kustomizations"
-	for _, id := range e.summary.FailedNodes {
+	for _, id := range append(slices.Clone(s.FailedNodes), s.LeftSuspended...) {
 		if id.Kind != flux.KindKustomization {
 			what = "Kustomizations and HelmReleases"
 		}
 	}
-	return fmt.Sprintf("%d of %d %s failed: %s", e.summary.Failed, e.summary.Total, what, ids(e.summary.FailedNodes))
+	if s.Failed > 0 && len(s.LeftSuspended) == 0 {
+		return fmt.Sprintf("%d of %d %s failed: %s", s.Failed, s.Total, what, ids(s.FailedNodes))
+	}
+	var parts []string
+	if s.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed: %s", s.Failed, ids(s.FailedNodes)))
+	}
+	if len(s.LeftSuspended) > 0 {
+		parts = append(parts, fmt.Sprintf("%d left suspended (--no-unsuspend): %s", len(s.LeftSuspended), ids(s.LeftSuspended)))
+	}
+	if others := s.Blocked - len(s.LeftSuspended); others > 0 && len(parts) > 0 {
+		parts = append(parts, fmt.Sprintf("%d blocked by them", others))
+	} else if others > 0 {
+		parts = append(parts, fmt.Sprintf("%d blocked", others))
+	}
+	if s.Pending > 0 {
+		parts = append(parts, fmt.Sprintf("%d unfinished", s.Pending))
+	}
+	return fmt.Sprintf("%d of %d %s not Ready: %s", s.Total-s.Ready, s.Total, what, strings.Join(parts, "; "))
 }
 
 // invokedError is any error Run returns, with the name standup was invoked

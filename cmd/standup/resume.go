@@ -97,7 +97,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: in.triggers, Kinds: kinds, Slow: slow,
 	}
 	if opts.DryRun {
-		return printPlan(ctx, cl, objs, walkOpts, g.Output, streams)
+		return printPlan(ctx, g, cl, objs, in.bundle, walkOpts, streams)
 	}
 	return walk(ctx, g, cl, in.bundle, walkOpts, streams)
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/kube"
 	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
@@ -59,15 +62,39 @@ func checkSelection(objs []flux.Object, sel tiers.Selection, kinds []string, pro
 }
 
 // printPlan is `resume --dry-run`: what the walk would do now, given each
-// source's current revision. It reads only.
-func printPlan(ctx context.Context, cl *cluster, objs []flux.Object, opts wait.Options, format string, streams Streams) error {
+// source's current revision, the CRDs the cluster serves (a node stuck on
+// a kind none serves is a deadlock the walk would repair from bundle) and
+// what a proof would find of the trigger kinds. It only reads.
+func printPlan(ctx context.Context, g globalOptions, cl *cluster, objs []flux.Object, bundle *crds.Bundle, opts wait.Options, streams Streams) error {
 	sources, err := flux.SourceRevisions(ctx, cl.Client, objs)
 	if err != nil {
 		return err
 	}
-	steps, err := wait.Plan(objs, sources, opts)
+	present, err := crds.ListCRDs(ctx, cl.Client)
 	if err != nil {
 		return err
 	}
-	return printer.PrintPlan(streams.Out, format, steps)
+	opts.Bundle = bundle
+	in := wait.PlanInput{Objects: objs, Sources: sources, CRDs: present, Facts: wait.PlanFacts(ctx, cl.Client, cl.Dynamic)}
+	return writePlan(streams.Out, g.Output, planSource(g, cl), in, opts)
+}
+
+// writePlan plans the walk from what was read and prints it; its error is
+// the command's (a cycle: exit 4).
+func writePlan(out io.Writer, format, source string, in wait.PlanInput, opts wait.Options) error {
+	steps, err := wait.Plan(in, opts)
+	if err != nil {
+		return err
+	}
+	return printer.PrintPlan(out, format, printer.Plan{Source: source, Steps: steps})
+}
+
+// planSource names the cluster a plan was made for: its API server and,
+// when there is one, the kubeconfig context.
+func planSource(g globalOptions, cl *cluster) string {
+	source := "cluster " + cl.Host
+	if name := kube.ContextName(g.Cluster); name != "" {
+		source += " (context " + name + ")"
+	}
+	return source
 }

@@ -18,6 +18,7 @@ func walk(ctx context.Context, g globalOptions, cl *cluster, bundle *crds.Bundle
 		Bundle: bundle, OnEvent: out.Event,
 	}
 	summary, err := loop.Run(ctx)
+	summary = summaryStopped(summary, err)
 	out.Close(summary)
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())

@@ -3,31 +3,85 @@ package printer
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
+// planFixture is the seed's stuck cluster as resume --dry-run sees it:
+// the roots Ready, platform-config stuck on the StorageProfile dry-run
+// (its CRD in the bundle, no CDI object: certain), apps-vms suspended
+// behind it, and an ancestor outside the selection.
+func planFixture() Plan {
+	rev := "main@sha1:1a4c784b"
+	d := crds.Diagnosis{Kustomization: *walkNode("flux-system", "platform-config"), Reason: "ReconciliationFailed",
+		Message: `StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"`,
+		Missing: []crds.MissingType{{Group: "cdi.kubevirt.io", Kind: "StorageProfile", GroupKnown: true, Versions: []string{"v1beta1"}, Plural: "storageprofiles",
+			CRDName: "storageprofiles.cdi.kubevirt.io", BundleFile: "bootstrap/crds/storageprofiles.cdi.kubevirt.io.yaml", Objects: []crds.ObjectRef{{Kind: "StorageProfile", Name: "longhorn"}}}}}
+	return Plan{Source: "cluster https://127.0.0.1:6443 (context homelab)", Steps: []wait.PlanStep{
+		{Node: *walkNode("infra", "base"), Tier: 0, Action: wait.PlanNone, Passive: true, Why: "outside the selection; Ready at " + rev, Revision: rev},
+		{Node: *walkNode("flux-system", "flux-system"), Tier: 0, Action: wait.PlanNone, Why: "already Ready at " + rev, Revision: rev},
+		{Node: *walkNode("flux-system", "platform-config"), Tier: 1, Action: wait.PlanReconcile, Revision: rev,
+			Why: `not Ready (ReconciliationFailed): StorageProfile/longhorn dry-run failed: no matches for kind "StorageProfile" in version "cdi.kubevirt.io/v1beta1"`,
+			Deadlock: &wait.PlanDeadlock{Diagnosis: d, Resolvable: true, Remediate: true,
+				Create: []wait.PlanCRD{{Name: "storageprofiles.cdi.kubevirt.io", File: "bootstrap/crds/storageprofiles.cdi.kubevirt.io.yaml"}},
+				Proof:  wait.Proof{Kind: wait.ProofCertain, Reason: "nothing can create the missing CRDs: no CDI.cdi.kubevirt.io object exists (trigger from the catalog's containerized-data-importer entry), and every Kustomization not Ready waits on flux-system/platform-config"}}},
+		{Node: *walkNode("flux-system", "apps-vms"), Tier: 2, Action: wait.PlanResume, Revision: rev, Why: "suspended; not Ready (DependencyNotReady): dependency 'flux-system/platform-config' is not ready"},
+		{Node: *walkNode("flux-system", "legacy"), Tier: 2, Action: wait.PlanSkip, Why: "suspended, and --no-unsuspend: what depends on it is blocked"},
+	}}
+}
+
+// TestPrintPlan: the text plan as `terraform plan` prints one (a header,
+// each node with what and why, the deadlock and its CRDs, a closing
+// count), and the JSON lines, byte for byte.
 func TestPrintPlan(t *testing.T) {
-	steps := []wait.PlanStep{
-		{Node: *walkNode("flux-system", "infra"), Tier: 0, Action: "none", Passive: true},
-		{Node: *walkNode("flux-system", "apps"), Tier: 1, Action: "resume+reconcile"},
+	unresolvable := planFixture()
+	dl := *unresolvable.Steps[2].Deadlock
+	dl.Resolvable, dl.Create = false, []wait.PlanCRD{}
+	dl.Diagnosis.Missing = []crds.MissingType{{Group: "cdi.kubevirt.io", Kind: "StorageProfile", GroupKnown: true, Versions: []string{"v1beta1"}}}
+	dl.Proof = wait.Proof{Kind: wait.ProofGrace, Reason: "an operator is given 3s to create the CRDs: a CDI.cdi.kubevirt.io object exists (cdi): its operator may be about to create the CRD"}
+	unresolvable.Steps = slices.Clone(unresolvable.Steps)
+	unresolvable.Steps[2].Deadlock = &dl
+	tests := []struct {
+		name string
+		plan Plan
+	}{
+		{"deadlock", planFixture()},
+		{"unresolvable", unresolvable},
+		{"empty", Plan{Source: "cluster https://127.0.0.1:6443"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var text bytes.Buffer
+			if err := PrintPlan(&text, FormatText, tt.plan); err != nil {
+				t.Fatal(err)
+			}
+			compareGolden(t, filepath.Join("testdata", "plan", tt.name+".golden"), text.Bytes())
+		})
 	}
 	var text bytes.Buffer
-	if err := PrintPlan(&text, FormatText, steps); err != nil {
+	if err := PrintPlan(&text, FormatText, planFixture()); err != nil {
 		t.Fatal(err)
 	}
-	want := "0\tKustomization/flux-system/infra\tnone (not touched: outside the selection)\n" +
-		"1\tKustomization/flux-system/apps\tresume+reconcile\n"
-	if text.String() != want {
-		t.Errorf("text plan:\n%s\nwant\n%s", text.String(), want)
+	for _, want := range []string{
+		"Plan for cluster https://127.0.0.1:6443 (context homelab): 5 Kustomizations in 3 tiers;",
+		"+ CustomResourceDefinition/storageprofiles.cdi.kubevirt.io from bootstrap/crds/storageprofiles.cdi.kubevirt.io.yaml, once the deadlock is proven",
+		"proof: certain:",
+		"Plan: 2 reconciles, 1 resume, 1 CRD to create.",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text plan lacks %q:\n%s", want, text.String())
+		}
 	}
 	var js bytes.Buffer
-	if err := PrintPlan(&js, FormatJSON, steps); err != nil {
+	if err := PrintPlan(&js, FormatJSON, planFixture()); err != nil {
 		t.Fatal(err)
 	}
 	compareGolden(t, filepath.Join("testdata", "walk", "plan.json.golden"), js.Bytes())
-	if err := PrintPlan(&js, "yaml", steps); err == nil {
+	if err := PrintPlan(&js, "yaml", planFixture()); err == nil {
 		t.Error("PrintPlan accepted yaml")
 	}
 }

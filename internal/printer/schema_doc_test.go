@@ -31,15 +31,17 @@ func documentedTypes() map[string]reflect.Type {
 		"CRD state":        reflect.TypeFor[crdState](),
 		"capture document": reflect.TypeFor[captureDocument](),
 		// standup resume -o json, and its --dry-run
-		"Event":        reflect.TypeFor[walkRecord](),
-		"Reference":    reflect.TypeFor[tiers.ID](),
-		"Diagnosis":    reflect.TypeFor[crds.Diagnosis](),
-		"Missing kind": reflect.TypeFor[crds.MissingType](),
-		"Object":       reflect.TypeFor[crds.ObjectRef](),
-		"Summary":      reflect.TypeFor[wait.Summary](),
-		"Proof":        reflect.TypeFor[wait.Proof](),
-		"Limit":        reflect.TypeFor[wait.Limit](),
-		"Plan step":    reflect.TypeFor[planRecord](),
+		"Event":         reflect.TypeFor[walkRecord](),
+		"Reference":     reflect.TypeFor[tiers.ID](),
+		"Diagnosis":     reflect.TypeFor[crds.Diagnosis](),
+		"Missing kind":  reflect.TypeFor[crds.MissingType](),
+		"Object":        reflect.TypeFor[crds.ObjectRef](),
+		"Summary":       reflect.TypeFor[wait.Summary](),
+		"Proof":         reflect.TypeFor[wait.Proof](),
+		"Limit":         reflect.TypeFor[wait.Limit](),
+		"Plan step":     reflect.TypeFor[planRecord](),
+		"Plan deadlock": reflect.TypeFor[wait.PlanDeadlock](),
+		"Plan CRD":      reflect.TypeFor[wait.PlanCRD](),
 	}
 }
 

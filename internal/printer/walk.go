@@ -2,12 +2,12 @@ package printer
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
@@ -28,6 +28,10 @@ type WalkOptions struct {
 	Quiet bool
 	// NoColor is --no-color.
 	NoColor bool
+	// Explained are the nodes whose deadlock diagnosis the command printed
+	// before the walk (crds' report): a proof of it then names it rather
+	// than print it again.
+	Explained []tiers.ID
 }
 
 // NewWalkPrinter returns the printer for a walk: NDJSON events on out (json),
@@ -39,15 +43,15 @@ func NewWalkPrinter(out, errOut io.Writer, o WalkOptions) WalkPrinter {
 	case o.Format == FormatJSON:
 		return &jsonWalk{enc: json.NewEncoder(out)}
 	case o.Quiet:
-		return &plainWalk{w: io.Discard, summary: errOut, styles: NewStyles(errOut, false)}
+		return newPlainWalk(io.Discard, errOut, NewStyles(errOut, false), o.Explained, plainClock{})
 	case IsTerminal(errOut):
 		st := NewStyles(errOut, UseColor(errOut, o.NoColor))
-		if live, ok := openLiveWalk(errOut.(*os.File), st); ok {
+		if live, ok := openLiveWalk(errOut.(*os.File), st, o.Explained); ok {
 			return live
 		}
-		return &plainWalk{w: errOut, summary: errOut, styles: st}
+		return openPlainWalk(errOut, st, o.Explained)
 	default:
-		return &plainWalk{w: errOut, summary: errOut, styles: NewStyles(errOut, false)}
+		return openPlainWalk(errOut, NewStyles(errOut, false), o.Explained)
 	}
 }
 
@@ -80,18 +84,4 @@ func (p *jsonWalk) Event(e wait.Event) {
 
 func (p *jsonWalk) Close(s wait.Summary) {
 	p.Event(wait.Event{Time: time.Now(), Type: wait.EventSummary, Summary: &s})
-}
-
-// plainWalk writes one timestamped line per event, for logs.
-type plainWalk struct {
-	w, summary io.Writer
-	styles     Styles
-}
-
-func (p *plainWalk) Event(e wait.Event) {
-	fmt.Fprintf(p.w, "%s %s\n", e.Time.Format("15:04:05.000"), eventLine(e, p.styles))
-}
-
-func (p *plainWalk) Close(s wait.Summary) {
-	fmt.Fprintln(p.summary, summaryLine(s, p.styles))
 }

@@ -9,12 +9,10 @@ import (
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
-// eventLine renders one event as a line: mark, object, message.
-func eventLine(e wait.Event, st Styles) string {
-	node := ""
-	if e.Node != nil {
-		node = e.Node.String() + " "
-	}
+// eventLine renders one event as a line: mark, object, message. notes
+// keep what was explained already (walkNotes).
+func eventLine(e wait.Event, st Styles, notes *walkNotes) string {
+	node := nodePrefix(e)
 	switch e.Type {
 	case wait.EventAction:
 		if e.Reason == "Failed" {
@@ -22,25 +20,39 @@ func eventLine(e wait.Event, st Styles) string {
 		}
 		return st.Pending.Render("►") + " " + node + e.Action + ": " + e.Message
 	case wait.EventDiagnosis:
-		text := e.Message
-		if e.Diagnosis != nil {
-			text += "\n    " + strings.ReplaceAll(e.Diagnosis.String(), "\n", "\n    ")
-		}
-		return st.Warning.Render("!") + " " + node + text
+		return notes.diagnosis(e, st)
 	}
 	switch e.Phase {
 	case wait.PhaseReady:
 		return st.OK.Render("✔") + " " + node + e.Message
 	case wait.PhaseFailed:
-		return st.Fail.Render("✗") + " " + node + e.Reason + ": " + firstLine(e.Message)
+		return st.Fail.Render("✗") + " " + node + e.Reason + ": " + notes.failure(e)
 	case wait.PhaseBlocked:
 		return st.Fail.Render("⊘") + " " + node + e.Message
 	}
-	return st.Dim.Render("…") + " " + node + string(e.Phase) + ": " + firstLine(e.Message)
+	return st.Dim.Render("…") + " " + node + progressText(e)
 }
 
-// summaryLine renders a walk's summary: counts, time, mutations, and a mark
-// that is ✔ only when every node ended ready.
+// progressText is a node's state while it waits: its phase, how long it
+// has waited (since standup asked it to reconcile, or since the walk
+// began), and the message and reason, the controller's own once it took
+// the request up: "reconciling, 31.0s: Running health checks for revision
+// main@sha1:… with a timeout of 2m0s (Progressing)".
+func progressText(e wait.Event) string {
+	s := string(e.Phase)
+	if e.Elapsed > 0 {
+		s += ", " + formatElapsed(time.Duration(e.Elapsed))
+	}
+	s += ": " + firstLine(e.Message)
+	if e.Reason != "" {
+		s += " (" + e.Reason + ")"
+	}
+	return s
+}
+
+// summaryLine renders a walk's summary: counts, time, mutations, what
+// stopped it, and a mark that is ✔ only when every node ended ready and
+// nothing stopped the walk: exactly when the command exits 0.
 func summaryLine(s wait.Summary, st Styles) string {
 	line := fmt.Sprintf("%d/%d ready, %d failed, %d blocked in %.1fs (%s)",
 		s.Ready, s.Total, s.Failed, s.Blocked, time.Duration(s.Elapsed).Seconds(), plural(s.Mutations, "mutation"))
@@ -50,10 +62,13 @@ func summaryLine(s wait.Summary, st Styles) string {
 	if s.Interrupted {
 		line += ", interrupted"
 	}
+	if s.Error != "" {
+		line += ", stopped: " + firstLine(s.Error)
+	}
 	if l := limitLine(s.Limit); l != "" {
 		line += "\n  " + l
 	}
-	if s.Failed == 0 && s.Blocked == 0 && s.Pending == 0 {
+	if s.Failed == 0 && s.Blocked == 0 && s.Pending == 0 && !s.Interrupted && s.Error == "" {
 		return st.OK.Render("✔") + " " + line
 	}
 	return st.Fail.Render("✗") + " " + line

@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
@@ -44,10 +45,11 @@ type liveWalk struct {
 	w      io.Writer
 	styles Styles
 	term   liveTerminal
+	notes  *walkNotes
 
 	mu    sync.Mutex
 	view  liveView
-	notes []string // printed at the next redraw
+	lines []string // notes printed above the view at the next redraw
 	// dirty is true when events came since lastDraw.
 	dirty    bool
 	lastDraw time.Time
@@ -64,7 +66,7 @@ type liveWalk struct {
 
 // openLiveWalk returns the live view on the terminal f, or false when f's
 // size cannot be read or is too small (liveFits) for it.
-func openLiveWalk(f *os.File, st Styles) (*liveWalk, bool) {
+func openLiveWalk(f *os.File, st Styles, explained []tiers.ID) (*liveWalk, bool) {
 	size := func() (int, int, bool) { return terminalSize(f) }
 	if width, height, ok := size(); !ok || !liveFits(width, height) {
 		return nil, false
@@ -72,16 +74,18 @@ func openLiveWalk(f *os.File, st Styles) (*liveWalk, bool) {
 	ticker := time.NewTicker(liveFrame)
 	resized := make(chan os.Signal, 1)
 	stopResize := notifyResize(resized)
-	return newLiveWalk(f, st, liveTerminal{
+	p := newLiveWalk(f, st, liveTerminal{
 		Size: size, Resized: resized, Ticks: ticker.C, Now: time.Now,
 		Stop: func() { ticker.Stop(); stopResize() },
-	}), true
+	})
+	p.notes = newWalkNotes(explained)
+	return p, true
 }
 
 // newLiveWalk starts the live view on w; Close stops it.
 func newLiveWalk(w io.Writer, st Styles, t liveTerminal) *liveWalk {
 	p := &liveWalk{
-		w: w, styles: st, term: t,
+		w: w, styles: st, term: t, notes: newWalkNotes(nil),
 		quit: make(chan struct{}), followed: make(chan struct{}),
 	}
 	p.width, p.height, _ = t.Size()
@@ -103,7 +107,7 @@ func (p *liveWalk) follow() {
 			resized = true
 		}
 		p.mu.Lock()
-		begun := len(p.view.nodes) > 0 || len(p.notes) > 0
+		begun := len(p.view.nodes) > 0 || len(p.lines) > 0
 		if !p.closed && begun && (resized || p.dirty || p.term.Now().Sub(p.lastDraw) >= time.Second) {
 			p.redraw(nil)
 		}
@@ -123,9 +127,15 @@ func (p *liveWalk) Event(e wait.Event) {
 	switch {
 	case isNote(e):
 		e.Message = printable(e.Message)
-		p.notes = append(p.notes, eventLine(e, p.styles))
+		p.lines = append(p.lines, eventLine(e, p.styles, p.notes))
 	case e.Type == wait.EventNode && e.Node != nil:
 		p.view.update(e)
+		if e.Phase == wait.PhaseFailed {
+			// A failure is explained once, above the view, where it stays;
+			// its row keeps only the first words.
+			e.Message = printable(e.Message)
+			p.lines = append(p.lines, eventLine(e, p.styles, p.notes))
+		}
 	}
 	p.dirty = true
 	if p.term.Now().Sub(p.lastDraw) >= liveFrame {
@@ -173,12 +183,12 @@ func (p *liveWalk) redraw(final *wait.Summary) {
 		fmt.Fprintf(&b, "\x1b[%dA", up)
 	}
 	b.WriteString("\r")
-	for _, note := range p.notes {
+	for _, note := range p.lines {
 		for _, line := range wrapLines(note, p.width) {
 			b.WriteString(line + "\x1b[K\n")
 		}
 	}
-	p.notes = nil
+	p.lines = nil
 	// The cursor rests on the row below the view, so the view has one row
 	// less than the screen: were it taller, its top would scroll away
 	// where no cursor movement reaches it.

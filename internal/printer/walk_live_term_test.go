@@ -285,12 +285,15 @@ func checkNoRepeats(t *testing.T, rows []string) {
 }
 
 // persistentNotes returns the plain text of the events the live view
-// prints once, above the redrawn rows, to stay in the scrollback.
+// prints once, above the redrawn rows, to stay in the scrollback: notes
+// and failures.
 func persistentNotes(evs []wait.Event) []string {
 	var notes []string
+	said := newWalkNotes(nil)
 	for _, e := range evs {
-		if isNote(e) {
-			notes = append(notes, eventLine(e, NewStyles(nil, false)))
+		if isNote(e) || e.Type == wait.EventNode && e.Phase == wait.PhaseFailed {
+			e.Message = printable(e.Message)
+			notes = append(notes, eventLine(e, NewStyles(nil, false), said))
 		}
 	}
 	return notes

@@ -335,7 +335,11 @@ func (v *liveView) row(n liveNode, now time.Time, cols liveColumns, st Styles) s
 	name := cutMiddle(v.name(n.id), cols.name)
 	line := fmt.Sprintf("  %-*s %s %*s", cols.name, name, phaseCell(e.Phase, st), elapsedWidth, formatElapsed(elapsed))
 	if cols.message > 0 {
-		line += "  " + ansi.Truncate(printable(firstLine(e.Message)), cols.message, "…")
+		msg := firstLine(e.Message)
+		if e.Reason != "" && !e.Phase.Terminal() {
+			msg = e.Reason + ": " + msg // the controller's reason while it waits
+		}
+		line += "  " + ansi.Truncate(printable(msg), cols.message, "…")
 	}
 	return line
 }

@@ -32,7 +32,9 @@ func walkEvents() ([]wait.Event, wait.Summary) {
 		{Time: t0.Add(2 * time.Millisecond), Type: wait.EventNode, Node: walkNode("flux-system", "infra"), Tier: 0, Phase: wait.PhaseReconciling, Message: "Reconciliation in progress\nsecond line", Elapsed: wait.Duration(1500 * time.Millisecond)},
 		{Time: t0.Add(3 * time.Second), Type: wait.EventNode, Node: walkNode("flux-system", "infra"), Tier: 0, Phase: wait.PhaseReady, Message: "Applied revision: main@sha1:abc", Elapsed: wait.Duration(3 * time.Second)},
 		{Time: t0.Add(4 * time.Second), Type: wait.EventNode, Node: walkNode("flux-system", "apps"), Tier: 1, Phase: wait.PhaseFailed, Reason: "ReconciliationFailed", Message: "  StorageProfile/local dry-run failed: no matches for kind \"StorageProfile\" in version \"cdi.kubevirt.io/v1beta1\" and this message is long enough to be truncated in the live view\nmore", Elapsed: wait.Duration(time.Second)},
-		{Time: t0.Add(5 * time.Second), Type: wait.EventDiagnosis, Node: walkNode("flux-system", "apps"), Tier: 1, Message: "cold-start deadlock proven", Diagnosis: d},
+		{Time: t0.Add(4500 * time.Millisecond), Type: wait.EventDiagnosis, Node: walkNode("flux-system", "apps"), Tier: 1, Reason: "Deadlock", Message: "suspected cold-start deadlock", Diagnosis: d},
+		{Time: t0.Add(5 * time.Second), Type: wait.EventDiagnosis, Node: walkNode("flux-system", "apps"), Tier: 1, Reason: "Deadlock", Message: "cold-start deadlock proven", Diagnosis: d,
+			Proof: &wait.Proof{Kind: wait.ProofCertain, Reason: "nothing can create the missing CRDs"}},
 		{Time: t0.Add(6 * time.Second), Type: wait.EventAction, Node: walkNode("flux-system", "apps"), Action: "pre-apply-crds", Message: "created storageprofiles.cdi.kubevirt.io"},
 		{Time: t0.Add(7 * time.Second), Type: wait.EventAction, Node: walkNode("flux-system", "apps"), Action: "pre-apply-crds", Reason: "Failed", Message: "forbidden"},
 		{Time: t0.Add(8 * time.Second), Type: wait.EventNode, Node: walkNode("flux-system", "web"), Tier: 2, Phase: wait.PhaseBlocked, Message: "dependency flux-system/apps failed"},
@@ -75,7 +77,7 @@ func TestWalkPrintersGolden(t *testing.T) {
 		}
 		t.Run("plain"+suffix, func(t *testing.T) {
 			var out bytes.Buffer
-			p := &plainWalk{w: &out, summary: &out, styles: NewStyles(&out, color)}
+			p := newPlainWalk(&out, &out, NewStyles(&out, color), nil, plainClock{})
 			for _, e := range evs {
 				p.Event(e)
 			}
@@ -129,7 +131,7 @@ func TestNewWalkPrinterChooses(t *testing.T) {
 		wantErrContains string
 	}{
 		{name: "json", opts: WalkOptions{Format: FormatJSON}, wantOut: `"type":"summary"`},
-		{name: "text, not a terminal", opts: WalkOptions{Format: FormatText}, wantErrLines: len(evs) + 2, wantErrContains: "10:00:00.000 … Kustomization/flux-system/infra pending"},
+		{name: "text, not a terminal", opts: WalkOptions{Format: FormatText}, wantErrLines: len(evs) - 2 + 2 /* infra's first wait and its superseded progress out; the proof's explanation and the summary in */, wantErrContains: "10:00:03.000 ✔ Kustomization/flux-system/infra Applied revision: main@sha1:abc"},
 		{name: "quiet", opts: WalkOptions{Format: FormatText, Quiet: true}, wantErrLines: 1, wantErrContains: "✗ 1/4 ready"},
 	}
 	for _, tt := range tests {
@@ -168,6 +170,10 @@ func TestSummaryLine(t *testing.T) {
 		{name: "interrupted with nodes unfinished", s: wait.Summary{Ready: 1, Pending: 2, Total: 3, Interrupted: true},
 			want: "✗ 1/3 ready, 0 failed, 0 blocked in 0.0s (0 mutations), 2 unfinished, interrupted"},
 		{name: "nothing to walk", want: "✔ 0/0 ready, 0 failed, 0 blocked in 0.0s (0 mutations)"},
+		{name: "stopped by an error before anything was walked", s: wait.Summary{Error: "Kustomization cycle: flux-system/a -> flux-system/b -> flux-system/a"},
+			want: "✗ 0/0 ready, 0 failed, 0 blocked in 0.0s (0 mutations), stopped: Kustomization cycle: flux-system/a -> flux-system/b -> flux-system/a"},
+		{name: "interrupted before anything was walked", s: wait.Summary{Interrupted: true},
+			want: "✗ 0/0 ready, 0 failed, 0 blocked in 0.0s (0 mutations), interrupted"},
 		{name: "one mutation", s: wait.Summary{Ready: 1, Total: 1, Mutations: 1, Elapsed: wait.Duration(time.Second)},
 			want: "✔ 1/1 ready, 0 failed, 0 blocked in 1.0s (1 mutation)"},
 	}
@@ -194,6 +200,9 @@ func TestEventLine(t *testing.T) {
 			want: "⊘ Kustomization/a/b dependency a/x failed"},
 		{name: "pending, no node", e: wait.Event{Type: wait.EventNode, Phase: wait.PhasePending, Message: "waiting"},
 			want: "… pending: waiting"},
+		{name: "reconciling: how long, the controller's message and reason", e: wait.Event{Type: wait.EventNode, Node: walkNode("a", "b"), Phase: wait.PhaseReconciling,
+			Reason: "Progressing", Message: "Running health checks for revision main@sha1:1 with a timeout of 2m0s", Elapsed: wait.Duration(61 * time.Second)},
+			want: "… Kustomization/a/b reconciling, 1m01s: Running health checks for revision main@sha1:1 with a timeout of 2m0s (Progressing)"},
 		{name: "action", e: wait.Event{Type: wait.EventAction, Node: walkNode("a", "b"), Action: "reconcile", Message: "requested"},
 			want: "► Kustomization/a/b reconcile: requested"},
 		{name: "action failed", e: wait.Event{Type: wait.EventAction, Node: walkNode("a", "b"), Action: "reconcile", Reason: "Failed", Message: "forbidden"},
@@ -203,7 +212,7 @@ func TestEventLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := eventLine(tt.e, NewStyles(io.Discard, false)); got != tt.want {
+			if got := eventLine(tt.e, NewStyles(io.Discard, false), newWalkNotes(nil)); got != tt.want {
 				t.Errorf("eventLine() = %q, want %q", got, tt.want)
 			}
 		})

@@ -59,6 +59,9 @@ func FromKustomization(ks *kustomizev1.Kustomization) Object {
 	if c := apimeta.FindStatusCondition(ks.Status.Conditions, meta.StalledCondition); c != nil {
 		obj.Stalled = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
 	}
+	if c := apimeta.FindStatusCondition(ks.Status.Conditions, meta.ReconcilingCondition); c != nil {
+		obj.Reconciling = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+	}
 	if raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ks); err == nil {
 		obj.Raw = raw
 	}

@@ -50,7 +50,7 @@ const defaultHelmTimeout = 5 * time.Minute
 // (namespaces default to the HelmRelease's own), suspend, the chart's
 // source, and what the walk needs of a live one: the Kustomization that
 // applied it (kustomize-controller's owner labels), generation, Ready and
-// Stalled, status.lastAttemptedRevision (as LastAppliedRevision: the chart
+// Stalled, Reconciling, status.lastAttemptedRevision (as LastAppliedRevision: the chart
 // version helm-controller last attempted, which Ready=True says succeeded),
 // the chart artifact it came from (Chart), the reconcile request and its
 // handling, the inventory (the release's objects and the chart's CRDs),
@@ -120,6 +120,8 @@ func readHelmStatus(u *unstructured.Unstructured, obj *Object) {
 			obj.Ready = cond
 		case meta.StalledCondition:
 			obj.Stalled = cond
+		case meta.ReconcilingCondition:
+			obj.Reconciling = cond
 		}
 	}
 	entries, _, _ := unstructured.NestedSlice(status, "inventory", "entries")

@@ -45,6 +45,11 @@ type Object struct {
 	Suspended bool       `json:"suspended"`
 	Ready     *Condition `json:"ready,omitempty"`
 	Stalled   *Condition `json:"stalled,omitempty"`
+	// Reconciling is the Reconciling condition, which both controllers
+	// keep True (reason Progressing) while a reconcile runs, its message
+	// saying at what step ("Running health checks for revision … with a
+	// timeout of 2m0s"); nil when the object has none.
+	Reconciling *Condition `json:"reconciling,omitempty"`
 	// LastAppliedRevision is a Kustomization's status.lastAppliedRevision,
 	// and a HelmRelease's status.lastAttemptedRevision (the chart version).
 	LastAppliedRevision string `json:"lastAppliedRevision,omitempty"`

@@ -98,8 +98,15 @@ type Summary struct {
 	TimedOut []tiers.ID `json:"timedOut,omitempty"`
 	// FailedNodes are nodes that failed for any reason.
 	FailedNodes []tiers.ID `json:"failedNodes,omitempty"`
-	Elapsed     Duration   `json:"elapsed"`
-	Interrupted bool       `json:"interrupted,omitempty"`
+	// LeftSuspended are nodes left suspended (Options.NoUnsuspend), so
+	// blocked: never Ready in this walk.
+	LeftSuspended []tiers.ID `json:"leftSuspended,omitempty"`
+	Elapsed       Duration   `json:"elapsed"`
+	Interrupted   bool       `json:"interrupted,omitempty"`
+	// Error says why the walk stopped before every node ended: --timeout
+	// ran out, or the error the command exits with (a cycle, an API
+	// error, a refused write); "" when it did not stop so.
+	Error string `json:"error,omitempty"`
 	// Limit is what held the walk back, from the reconciles it asked for
 	// and saw end Ready; nil when there were none.
 	Limit *Limit `json:"limit,omitempty"`

@@ -107,8 +107,16 @@ type nodeState struct {
 	// was unacknowledged; changed marks an observed change not yet stepped.
 	quietSince time.Time
 	changed    bool
-	askedAgain bool      // an unacknowledged request was repeated (AskAgainAfter)
-	wake       time.Time // when the node asked to be looked at again
+	askedAgain bool // an unacknowledged request was repeated (AskAgainAfter)
+	// takenUp: since the current request, kustomize-controller was seen
+	// taking a reconcile up (Reconciling True or Ready Unknown, reason
+	// Progressing) and has not ended it; the node's messages are then the
+	// controller's own, and the request is never said to be unacknowledged.
+	takenUp bool
+	// alreadyReady: Ready at its source's revision when its dependencies
+	// were, so standup did not ask it to reconcile.
+	alreadyReady bool
+	wake         time.Time // when the node asked to be looked at again
 	// requestedAt, startedAt and readyAt time its first reconcile for
 	// AnalyzeLimit: standup's first request, the first Step after
 	// kustomize-controller was seen working on it (underWay), the Step

@@ -3,6 +3,8 @@ package wait
 import (
 	"time"
 
+	"github.com/fluxcd/pkg/apis/meta"
+
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -50,6 +52,9 @@ func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
 			}
 		case PhaseBlocked:
 			s.Blocked++
+			if st.reason == meta.SuspendedReason {
+				s.LeftSuspended = append(s.LeftSuspended, id)
+			}
 		default:
 			s.Pending++
 		}

@@ -39,6 +39,7 @@ func (w *Walker) ObserveObject(obj flux.Object) {
 	} else if seen && statusChanged(old, obj) {
 		st.changed = true
 		st.underWay = st.underWay || (st.phase == PhaseReconciling && inProgress(obj))
+		st.takenUp = st.phase == PhaseReconciling && takingUp(obj)
 		if _, ok := w.unstarted[obj.ID]; ok {
 			delete(w.unstarted, obj.ID)
 			w.queueMoved = true
@@ -87,13 +88,22 @@ func sameApplier(a, b *tiers.ID) bool {
 func statusChanged(old, obj flux.Object) bool {
 	return !sameCondition(old.Ready, obj.Ready) || !sameCondition(old.Stalled, obj.Stalled) ||
 		old.ObservedGeneration != obj.ObservedGeneration || old.LastHandledReconcileAt != obj.LastHandledReconcileAt ||
-		old.LastAppliedRevision != obj.LastAppliedRevision
+		old.LastAppliedRevision != obj.LastAppliedRevision || !sameCondition(old.Reconciling, obj.Reconciling)
 }
 
 // inProgress reports the status kustomize-controller writes when it takes a
 // reconcile up, before it fetches the source: Ready Unknown, Progressing.
 func inProgress(obj flux.Object) bool {
 	return obj.Ready != nil && obj.Ready.Status == string(metav1.ConditionUnknown) && obj.Ready.Reason == meta.ProgressingReason
+}
+
+// takingUp reports the status a controller keeps while a reconcile runs:
+// Reconciling True or Ready Unknown, reason Progressing. A reconcile that
+// failed and waits to retry leaves Reconciling at ProgressingWithRetry,
+// which is not this.
+func takingUp(obj flux.Object) bool {
+	return inProgress(obj) || (obj.Reconciling != nil && obj.Reconciling.Status == string(metav1.ConditionTrue) &&
+		obj.Reconciling.Reason == meta.ProgressingReason)
 }
 
 func sameCondition(a, b *flux.Condition) bool {

@@ -57,7 +57,7 @@ func (w *Walker) stepPending(now time.Time, id tiers.ID, obj flux.Object, st *no
 	if !obj.Suspended && w.readySelf(obj) && obj.RequestedAt == obj.LastHandledReconcileAt {
 		st.kickedAt = now
 		st.deadline = now.Add(w.timeout(obj))
-		w.set(now, id, st, PhaseCRDs, "AlreadyReady", "ready at "+obj.LastAppliedRevision+"; not touched")
+		st.alreadyReady = true
 		return nil, w.stepCRDs(now, id, obj, st)
 	}
 	if obj.Suspended && w.opts.NoUnsuspend {

@@ -2,6 +2,7 @@ package wait
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -19,7 +20,7 @@ func (w *Walker) request(now time.Time, id tiers.ID, st *nodeState, unsuspend bo
 		token += "-1"
 	}
 	st.token = token
-	st.quietSince, st.changed = now, false
+	st.quietSince, st.changed, st.takenUp, st.alreadyReady = now, false, false, false
 	if st.requestedAt.IsZero() {
 		st.requestedAt = now
 	}
@@ -53,13 +54,20 @@ func (w *Walker) stepReconciling(now time.Time, id tiers.ID, obj flux.Object, st
 		return nil, time.Time{}
 	}
 	if !RequestHandled(obj, st.token) {
+		if st.takenUp {
+			// The controller writes the handled request only when its
+			// reconcile ends; until then its own words say what it does
+			// (a health check can run for spec.timeout).
+			reason, message := progress(obj)
+			w.note(now, id, st, reason, message)
+			return w.askAgain(now, id, obj, st, "kustomize-controller took the request up ("+reason+": "+firstLine(message)+") but has not ended it")
+		}
 		return w.askAgain(now, id, obj, st, "kustomize-controller has not acknowledged the request")
 	}
 	if w.readySelf(obj) {
 		if st.readyAt.IsZero() {
 			st.readyAt = now
 		}
-		w.set(now, id, st, PhaseCRDs, "Ready", readyMessage(obj))
 		return nil, w.stepCRDs(now, id, obj, st)
 	}
 	c := st.status
@@ -118,7 +126,7 @@ func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 	if st.askedAgain {
 		return nil, st.deadline
 	}
-	if now.Before(st.quietSince.Add(w.opts.AskAgainAfter)) {
+	if now.Before(w.askAgainAt(obj, st)) {
 		return nil, st.deadline // stepNode wakes the node in time
 	}
 	if w.queuedBehind(id) {
@@ -132,8 +140,63 @@ func (w *Walker) askAgain(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 		}
 	}
 	st.askedAgain = true
-	w.note(now, id, st, "Unacknowledged", fmt.Sprintf("%s, and nothing changed for %s; asking again", why, w.opts.AskAgainAfter))
+	reason := "Unacknowledged"
+	if st.takenUp || RequestHandled(obj, st.token) {
+		reason = "AskedAgain"
+	}
+	w.note(now, id, st, reason, fmt.Sprintf("%s, and nothing changed for %s; asking again", why, now.Sub(st.quietSince).Round(time.Second)))
 	return []Action{w.request(now, id, st, obj.Suspended)}, st.deadline
+}
+
+// askAgainAt is when a request left quiet is asked again: AskAgainAfter
+// after the status last changed or, while kustomize-controller runs the
+// health checks of a reconcile it took up, after their timeout too: it
+// writes nothing until they end.
+func (w *Walker) askAgainAt(obj flux.Object, st *nodeState) time.Time {
+	at := st.quietSince.Add(w.opts.AskAgainAfter)
+	if !st.takenUp {
+		return at
+	}
+	_, message := progress(obj)
+	if d, ok := healthCheckTimeout(message); ok {
+		at = at.Add(d)
+	}
+	return at
+}
+
+// healthCheckRE matches the message kustomize-controller keeps on the
+// Reconciling condition while it waits for what it applied to be healthy
+// (spec.wait, spec.healthChecks).
+var healthCheckRE = regexp.MustCompile(`^Running health checks for revision .* with a timeout of (\S+)$`)
+
+// healthCheckTimeout returns the timeout a health-check message names.
+func healthCheckTimeout(message string) (time.Duration, bool) {
+	m := healthCheckRE.FindStringSubmatch(strings.TrimSpace(message))
+	if m == nil {
+		return 0, false
+	}
+	d, err := time.ParseDuration(m[1])
+	return d, err == nil
+}
+
+// progress is what the controller says it is doing: the Reconciling
+// condition while it is True (its message names the step: fetching,
+// building, running health checks), else the Ready condition.
+func progress(obj flux.Object) (reason, message string) {
+	if c := obj.Reconciling; c != nil && c.Status == string(metav1.ConditionTrue) && c.Message != "" {
+		return c.Reason, c.Message
+	}
+	if c := obj.Ready; c != nil {
+		return c.Reason, c.Message
+	}
+	return "Progressing", "reconciling"
+}
+
+// firstLine is the first line of s, trimmed: a Ready message can carry a
+// whole change-set log.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
 }
 
 // queuedBehind reports whether id's request is untouched behind another
@@ -151,13 +214,29 @@ func (w *Walker) queuedBehind(id tiers.ID) bool {
 	return false
 }
 
-func readyMessage(obj flux.Object) string {
-	if obj.LastAppliedRevision != "" {
-		return "applied revision " + obj.LastAppliedRevision
+// readyMessage is a node's one line when it ends Ready: how long it took,
+// or, for a node Ready at its source's revision already, that standup left
+// it alone.
+func readyMessage(now time.Time, obj flux.Object, st *nodeState) (reason, message string) {
+	if st.alreadyReady {
+		if obj.LastAppliedRevision == "" {
+			return "AlreadyReady", "already Ready; not touched"
+		}
+		return "AlreadyReady", "already Ready at " + obj.LastAppliedRevision + "; not touched"
 	}
-	return "ready"
+	return "Ready", "ready in " + readyIn(now.Sub(st.kickedAt))
 }
 
+// readyIn reads 0.9s, 12.3s, 1m4s: as the printers write a wait.
+func readyIn(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// stepCRDs ends a node that is Ready once every CRD in its inventory is
+// established, in one event; it enters PhaseCRDs only when some are not.
 func (w *Walker) stepCRDs(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) time.Time {
 	var waiting []string
 	for _, name := range flux.CRDsInInventory(obj.Inventory) {
@@ -166,7 +245,8 @@ func (w *Walker) stepCRDs(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 		}
 	}
 	if len(waiting) == 0 {
-		w.set(now, id, st, PhaseReady, "Ready", fmt.Sprintf("ready in %s", now.Sub(st.kickedAt).Round(100*time.Millisecond)))
+		reason, message := readyMessage(now, obj, st)
+		w.set(now, id, st, PhaseReady, reason, message)
 		return time.Time{}
 	}
 	if now.After(st.deadline) {
@@ -174,7 +254,12 @@ func (w *Walker) stepCRDs(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 		w.set(now, id, st, PhaseFailed, "Timeout", "CRDs not established: "+strings.Join(waiting, ", "))
 		return time.Time{}
 	}
-	w.note(now, id, st, "WaitingForCRDs", "waiting for CRDs to be established: "+strings.Join(waiting, ", "))
+	message := "waiting for CRDs to be established: " + strings.Join(waiting, ", ")
+	if st.phase != PhaseCRDs {
+		w.set(now, id, st, PhaseCRDs, "WaitingForCRDs", message)
+	} else {
+		w.note(now, id, st, "WaitingForCRDs", message)
+	}
 	return st.deadline
 }
 

@@ -136,7 +136,7 @@ func (w *Walker) stepNode(now time.Time, id tiers.ID, obj flux.Object, st *nodeS
 	actions, wake := w.stepPhase(now, id, obj, st)
 	if st.phase == PhaseReconciling && !st.askedAgain && st.token != "" && (!RequestHandled(obj, st.token) || leftInProgress(obj, st.token)) {
 		// Wake up to ask again even if nothing is observed meanwhile.
-		if at := st.quietSince.Add(w.opts.AskAgainAfter); at.After(now) {
+		if at := w.askAgainAt(obj, st); at.After(now) {
 			wake = earliest(wake, at)
 		}
 	}

@@ -1,0 +1,124 @@
+package wait
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+// planCDI is the trigger of StorageProfile's CRD (cdi-operator creates it
+// once a CDI object exists), as standup.yaml names it.
+var planCDI = schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "CDI"}
+
+func planTriggers(gk schema.GroupKind) []crds.Trigger {
+	if gk == spGK {
+		return []crds.Trigger{{Kind: planCDI, From: "standup.yaml"}}
+	}
+	return nil
+}
+
+// stuckOnStorageProfile is platform-config as Flux alone leaves it on a
+// cold cluster: its dry-run failed on StorageProfile.
+func stuckOnStorageProfile() flux.Object {
+	o := node("platform-config", false, "root")
+	o.ObservedGeneration = 1
+	o.Ready = &flux.Condition{Status: "False", Reason: "ReconciliationFailed", Message: dryRun}
+	return o
+}
+
+// TestPlanSaysWhatAndWhy: each node's action comes with why; a node stuck
+// on a dry-run of a kind the cluster does not serve carries the deadlock,
+// the bundle CRD the walk would create, and how it would prove it now.
+func TestPlanSaysWhatAndWhy(t *testing.T) {
+	bundle, err := crds.LoadBundle("../../examples/homelab-deadlock/bootstrap/crds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := readyAt(node("root", false), "")
+	vms := node("apps-vms", true, "platform-config")
+	objs := []flux.Object{root, stuckOnStorageProfile(), vms}
+	sources := map[tiers.ID]string{repo: walkRev}
+	var asked []schema.GroupKind
+	facts := func(gk schema.GroupKind) TriggerFact {
+		asked = append(asked, gk)
+		return TriggerFact{Kind: gk} // the CRD exists, no object of it
+	}
+	steps, err := Plan(PlanInput{Objects: objs, Sources: sources, Facts: facts}, Options{Bundle: bundle, Triggers: planTriggers, ConfirmAfter: DefaultConfirmAfter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]PlanStep{}
+	for _, s := range steps {
+		byName[s.Node.Name] = s
+	}
+	if s := byName["root"]; s.Action != PlanNone || s.Why != "already Ready at "+walkRev || s.Revision != walkRev {
+		t.Errorf("root: %+v", s)
+	}
+	if s := byName["apps-vms"]; s.Action != PlanResume || !strings.HasPrefix(s.Why, "suspended; never reconciled") || s.Deadlock != nil {
+		t.Errorf("apps-vms: %+v", s)
+	}
+	pc := byName["platform-config"]
+	if pc.Action != PlanReconcile || !strings.HasPrefix(pc.Why, "not Ready (ReconciliationFailed): StorageProfile/longhorn dry-run failed") || pc.Revision != walkRev {
+		t.Fatalf("platform-config: %+v", pc)
+	}
+	d := pc.Deadlock
+	if d == nil || !d.Resolvable || !d.Remediate || len(d.Create) != 1 || d.Create[0].Name != spCRD || !strings.HasSuffix(d.Create[0].File, spCRD+".yaml") {
+		t.Fatalf("platform-config's deadlock: %+v", d)
+	}
+	if d.Proof.Kind != ProofCertain || !strings.Contains(d.Proof.Reason, "no CDI.cdi.kubevirt.io object exists") || len(asked) != 1 || asked[0] != planCDI {
+		t.Errorf("proof %+v after asking %v, want certain after asking for CDI", d.Proof, asked)
+	}
+
+	// A CDI object exists: the walk would give its operator the grace.
+	facts = func(gk schema.GroupKind) TriggerFact { return TriggerFact{Kind: gk, Object: "cdi"} }
+	steps, err = Plan(PlanInput{Objects: objs, Sources: sources, Facts: facts}, Options{Bundle: bundle, Triggers: planTriggers, ConfirmAfter: DefaultConfirmAfter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := steps[1].Deadlock; d == nil || d.Proof.Kind != ProofGrace || !strings.Contains(d.Proof.Reason, "a CDI.cdi.kubevirt.io object exists (cdi") {
+		t.Errorf("with a CDI object: %+v", steps[1])
+	}
+
+	// No bundle: the deadlock is named, nothing would be created.
+	steps, err = Plan(PlanInput{Objects: objs, Sources: sources}, Options{NoRemediate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := steps[1].Deadlock; d == nil || d.Resolvable || d.Remediate || len(d.Create) != 0 || d.Proof.Kind != ProofGrace {
+		t.Errorf("without a bundle: %+v", d)
+	}
+	if s := Summarize(steps); s.Reconciles != 2 || s.Resumes != 1 || s.CRDs != 0 || s.Deadlocks != 1 || s.Unresolvable != 1 {
+		t.Errorf("Summarize = %+v", s)
+	}
+}
+
+// TestPlanWhyNotReady: a reconcile says why the node is not ready for its
+// dependents, as Flux sees it.
+func TestPlanWhyNotReady(t *testing.T) {
+	stale := readyAt(node("stale", false), "")
+	stale.LastAppliedRevision = "main@sha1:0000"
+	changed := readyAt(node("changed", false), "")
+	changed.Generation = 2
+	tests := []struct {
+		obj  flux.Object
+		want string
+	}{
+		{node("new", false), "never reconciled"},
+		{stale, "Ready at main@sha1:0000; its source is at " + walkRev},
+		{changed, "its spec changed since it was last applied (generation 2, observed 1)"},
+	}
+	for _, tt := range tests {
+		steps, err := Plan(PlanInput{Objects: []flux.Object{tt.obj}, Sources: map[tiers.ID]string{repo: walkRev}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(steps) != 1 || steps[0].Action != PlanReconcile || steps[0].Why != tt.want {
+			t.Errorf("%s: %+v, want reconcile: %s", tt.obj.ID.Name, steps, tt.want)
+		}
+	}
+}

@@ -35,8 +35,9 @@ type DiagnosisTiming struct {
 	Repaired time.Duration
 }
 
-// DiagnosisOf reads the diagnosis events of a standup walk; ok is false
-// when it proved no deadlock.
+// DiagnosisOf reads the diagnosis events of a standup walk: the first that
+// suspects, and the first that carries a Proof (whatever its kind and its
+// wording); ok is false when it proved no deadlock.
 func DiagnosisOf(events []wait.Event) (d DiagnosisTiming, suspected, proven time.Time, ok bool) {
 	if len(events) == 0 {
 		return d, suspected, proven, false
@@ -46,7 +47,7 @@ func DiagnosisOf(events []wait.Event) (d DiagnosisTiming, suspected, proven time
 		switch {
 		case e.Type == wait.EventDiagnosis && strings.HasPrefix(e.Message, "suspected") && suspected.IsZero():
 			suspected = e.Time
-		case e.Type == wait.EventDiagnosis && strings.Contains(e.Message, "proven") && proven.IsZero():
+		case e.Type == wait.EventDiagnosis && e.Proof != nil && proven.IsZero():
 			proven = e.Time
 			if e.Node != nil {
 				d.Node = e.Node.NamespacedName()

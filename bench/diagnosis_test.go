@@ -15,7 +15,8 @@ func TestDiagnosisOf(t *testing.T) {
 	events := []wait.Event{
 		{Type: wait.EventNode, Time: t0},
 		{Type: wait.EventDiagnosis, Time: t0.Add(4 * time.Second), Node: node, Message: "suspected cold-start deadlock; re-checking with a reconcile standup requests"},
-		{Type: wait.EventDiagnosis, Time: t0.Add(7 * time.Second), Node: node, Message: "cold-start deadlock proven: the same dry-run failure came back from a reconcile standup requested"},
+		{Type: wait.EventDiagnosis, Time: t0.Add(5 * time.Second), Node: node, Message: "dry-run failed on missing kinds StorageProfile; waiting for an operator"},
+		{Type: wait.EventDiagnosis, Time: t0.Add(7 * time.Second), Node: node, Message: "no progress, treated as deadlocked", Proof: &wait.Proof{Kind: "any kind", Reason: "any words"}},
 		{Type: wait.EventAction, Action: string(wait.ActionPreApplyCRDs), Time: t0.Add(7500 * time.Millisecond), Node: node},
 	}
 	d, suspected, proven, ok := DiagnosisOf(events)
@@ -23,8 +24,8 @@ func TestDiagnosisOf(t *testing.T) {
 	if !ok || !reflect.DeepEqual(d, want) || !suspected.Equal(t0.Add(4*time.Second)) || !proven.Equal(t0.Add(7*time.Second)) {
 		t.Errorf("DiagnosisOf = %+v, %v, %v, %v; want %+v", d, suspected, proven, ok, want)
 	}
-	if _, _, _, ok := DiagnosisOf(events[:2]); ok {
-		t.Error("DiagnosisOf without a proven event reported a diagnosis")
+	if _, _, _, ok := DiagnosisOf(events[:3]); ok {
+		t.Error("DiagnosisOf without a Proof reported a diagnosis")
 	}
 }
 
@@ -48,15 +49,27 @@ not json
 	}
 }
 
-// The recorded walk of the seed deadlock: suspected at platform-config's
-// first failure, proven about 3.3 s later, the CRD pre-applied right after.
+// The recorded walk of the seed deadlock: no CDI object exists, so the
+// failure of the reconcile standup requested proves it at once (a certain
+// proof, with no grace), and the CRD is pre-applied right after.
 func TestDiagnosisOfRecordedWalk(t *testing.T) {
-	d, suspected, proven, ok := DiagnosisOf(recordedWalk(t))
+	events := recordedWalk(t)
+	d, suspected, proven, ok := DiagnosisOf(events)
 	if !ok || d.Node != "flux-system/platform-config" {
 		t.Fatalf("DiagnosisOf = %+v, %v; want platform-config proven", d, ok)
 	}
-	if gap := proven.Sub(suspected); gap < 3*time.Second || gap > 4*time.Second {
-		t.Errorf("suspected → proven = %s, want the 3 s grace plus one reconcile", gap)
+	var proof *wait.Proof
+	for _, e := range events {
+		if e.Type == wait.EventDiagnosis && e.Proof != nil {
+			proof = e.Proof
+			break
+		}
+	}
+	if proof == nil || proof.Kind != wait.ProofCertain {
+		t.Fatalf("proof %+v, want a certain one", proof)
+	}
+	if gap := proven.Sub(suspected); gap < 0 || gap >= time.Second {
+		t.Errorf("suspected → proven = %s, want no grace: the proof is certain when the requested reconcile fails", gap)
 	}
 	if d.Repaired < d.Proven || d.Repaired-d.Proven > time.Second {
 		t.Errorf("pre-applied at %s, proven at %s: want the repair right after the proof", d.Repaired, d.Proven)

@@ -177,6 +177,25 @@ func BenchmarkLoadScale(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadReplacements loads the home-ops shape of
+// rendertest.ReplacementsFiles (scripts/bench-render.sh's
+// gen-replacements-160): per-namespace kustomizations with shared
+// components and replacements, an application's Kustomization each.
+func BenchmarkLoadReplacements(b *testing.B) {
+	const apps = 160
+	dir := rendertest.ReplacementsRepo(b, apps)
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Load(context.Background(), Options{Path: filepath.Join(dir, "clusters", "c"), Kinds: []string{KindKustomization, KindHelmRelease}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Failed) != 0 || len(res.Rendered) != apps+2 {
+			b.Fatalf("failed %v, %d rendered, want %d", res.Failed, len(res.Rendered), apps+2)
+		}
+	}
+}
+
 // BenchmarkCorpus loads every repository of the shared corpus the way
 // audit does (Kustomizations and HelmReleases). It is skipped where the
 // corpus is absent; scripts/bench-render.sh times the binaries instead.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubestandup/standup/pkg/render/kbuild"
 	"github.com/kubestandup/standup/pkg/tiers"
@@ -146,8 +147,22 @@ func (l *loader) buildsPath(id tiers.ID, path string) (bool, error) {
 	return l.specDir(ks) == path, nil
 }
 
-// specDir resolves spec.path against the repository root the way
-// kustomize-controller does (securejoin: the path cannot climb out of the root).
+// mayBuildPath reports whether the Kustomization id may build path
+// (absolute), from its spec.path as written, without decoding it: a
+// decoded spec.path is the one written.
+func (l *loader) mayBuildPath(id tiers.ID, path string) bool {
+	written, _, _ := unstructured.NestedString(l.entries[id].manifest.Object.Object, "spec", "path")
+	return l.pathDir(written) == path
+}
+
+// specDir resolves spec.path against the repository root (pathDir).
 func (l *loader) specDir(ks *kustomizev1.Kustomization) string {
-	return filepath.Join(l.b.Root(), filepath.Clean(string(filepath.Separator)+filepath.FromSlash(ks.Spec.Path)))
+	return l.pathDir(ks.Spec.Path)
+}
+
+// pathDir resolves a spec.path against the repository root the way
+// kustomize-controller does (securejoin: the path cannot climb out of the
+// root).
+func (l *loader) pathDir(specPath string) string {
+	return filepath.Join(l.root, filepath.Clean(string(filepath.Separator)+filepath.FromSlash(specPath)))
 }

@@ -66,7 +66,8 @@
 // render has made kbuild.ParallelAfter builds; a build run ahead is used only
 // if the walk then builds the same spec in the same directory. The garbage
 // collector runs less often while a render runs (GOGC 200 unless GOGC is
-// set). Rendering is linear in the size of the input where standup's own
+// set), under a memory limit that follows what the heap keeps (gc.go,
+// unless GOMEMLIMIT is set). Rendering is linear in the size of the input where standup's own
 // code is concerned; what remains superlinear is kustomize's handling of a
 // mapping, quadratic in its keys, which the width limit bounds.
 package render

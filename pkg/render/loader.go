@@ -26,7 +26,10 @@ type entry struct {
 
 // loader walks the Kustomization graph of one repository.
 type loader struct {
+	// b is nil once the walk is over (releaseBuilder); root is its
+	// repository root.
 	b     *kbuild.Builder
+	root  string
 	kinds map[string]bool
 
 	entries  map[tiers.ID]*entry
@@ -75,6 +78,7 @@ type loader struct {
 func newLoader(b *kbuild.Builder, kinds map[string]bool) *loader {
 	return &loader{
 		b:        b,
+		root:     b.Root(),
 		kinds:    kinds,
 		entries:  map[tiers.ID]*entry{},
 		local:    map[tiers.ID]bool{},
@@ -133,7 +137,18 @@ func (l *loader) run(ctx context.Context, path string) (*Result, error) {
 	if err := l.drain(ctx); err != nil {
 		return nil, err
 	}
+	l.releaseBuilder()
 	return l.result(relPath, root)
+}
+
+// releaseBuilder lets the builder go once the walk is over: what it
+// remembered of the disk for the render (every file read, every path
+// checked) is garbage before the result is assembled, which is when a
+// render of thousands of Kustomizations holds the most.
+func (l *loader) releaseBuilder() {
+	l.drainFutures()
+	l.futures = nil
+	l.b = nil
 }
 
 // seed records the Flux objects of Path's build and queues the
@@ -150,20 +165,19 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 		l.warn(fmt.Sprintf("path %s: no Flux Kustomization found", relPath))
 	}
 	var self []tiers.ID
-	undecodable := map[tiers.ID]error{}
 	for _, id := range seeds {
-		builds, err := l.buildsPath(id, path)
-		if err != nil {
-			undecodable[id] = err
+		// Only one whose spec.path is Path as written can build it: the
+		// others are decoded when they are built, if at all.
+		if !l.mayBuildPath(id, path) {
 			continue
 		}
-		if builds {
+		if builds, err := l.buildsPath(id, path); err == nil && builds {
 			self = append(self, id)
 		}
 	}
 	if len(self) == 0 {
 		for _, id := range seeds {
-			if err, ok := undecodable[id]; ok {
+			if _, err := l.kustomization(id); err != nil {
 				l.failAlone(id, err)
 			}
 		}

@@ -62,7 +62,7 @@ func (l *loader) generatorOf(src tiers.ID, dir func(tiers.ID) (string, bool)) (*
 
 // localDir returns the checkout's root for a source the checkout stands for.
 func (l *loader) localDir(src tiers.ID) (string, bool) {
-	return l.b.Root(), l.local[src]
+	return l.root, l.local[src]
 }
 
 // artifact resolves the ExternalArtifact src. The second result is false
@@ -135,7 +135,7 @@ func (l *loader) resolveArtifact(src tiers.ID, g *kbuild.ArtifactGenerator, out 
 		if !l.local[source] {
 			return artifactSource{why: fmt.Sprintf("which %s generates from %s, not from the source of the path", by, source)}
 		}
-		dirs[alias] = l.b.Root()
+		dirs[alias] = l.root
 	}
 	v, err := l.b.NewArtifactView(src, *out, dirs)
 	if err != nil {
@@ -167,7 +167,7 @@ func (l *loader) seedSources(src tiers.ID) []tiers.ID {
 	}
 	// The sources are not known to be the checkout yet: expand path
 	// patterns as if they were.
-	g, out := l.generatorOf(src, func(tiers.ID) (string, bool) { return l.b.Root(), true })
+	g, out := l.generatorOf(src, func(tiers.ID) (string, bool) { return l.root, true })
 	if g == nil {
 		return nil
 	}

@@ -7,10 +7,8 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/render/kbuild"
@@ -172,40 +170,6 @@ func load(ctx context.Context, opts Options, exact bool) (*Result, error) {
 	res.GitRoot = gitRoot(root)
 	sort.Strings(res.Warnings)
 	return res, nil
-}
-
-// renderGCPercent is the garbage collector's target while renders run.
-// A render allocates much and keeps little (kustomize parses and prints
-// every object several times): at Go's default of 100 the collector took a
-// fifth of the time, at 400 a twentieth, for a peak heap still well under
-// 200 MB at 4,000 Kustomizations.
-const renderGCPercent = 200
-
-var (
-	gcMu      sync.Mutex
-	gcUsers   int
-	gcPercent int
-)
-
-// lessGC raises the garbage collector's target while any render runs,
-// unless GOGC says otherwise, and returns the function that lowers it again
-// when the last one ends.
-func lessGC() func() {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	gcMu.Lock()
-	if gcUsers++; gcUsers == 1 {
-		gcPercent = debug.SetGCPercent(renderGCPercent)
-	}
-	gcMu.Unlock()
-	return func() {
-		gcMu.Lock()
-		if gcUsers--; gcUsers == 0 {
-			debug.SetGCPercent(gcPercent)
-		}
-		gcMu.Unlock()
-	}
 }
 
 // relativeError words err with paths relative to the repository root, as

@@ -235,7 +235,15 @@ func TestGenerateKustomizationMatchesFlux(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				gotData, gotFile, _, gotErr := generateKustomization(b.disk, ks, abs, true)
+				gen, gotErr := generateKustomization(b.disk, ks, abs, true, scanManifests)
+				var gotData []byte
+				var gotFile string
+				if gen != nil {
+					gotFile = gen.path
+					if gotErr == nil {
+						gotData, gotErr = gen.bytes()
+					}
+				}
 				if (gotErr != nil) != (wantErr != nil) {
 					t.Fatalf("error %v, Flux's %v", gotErr, wantErr)
 				}

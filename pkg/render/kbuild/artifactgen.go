@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fluxcd/pkg/apis/kustomize"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/provider"
+	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
@@ -27,31 +29,76 @@ import (
 // the spec of the Flux Kustomization ks (targetNamespace, namePrefix,
 // nameSuffix, patches, components, patchesStrategicMerge, patchesJson6902,
 // images, buildMetadata). TestGenerateKustomizationMatchesFlux holds the two
-// to the same output. It returns the file and its path, and whether it
-// listed the manifests.
+// to the same output.
 //
 // Flux parses every manifest it lists, to fail the generation on one that
 // is not Kubernetes YAML. Unless validate is set, the manifests are listed
 // without it: kustomize parses each listed file the same way
 // (resource.Factory.SliceFromBytes), so a build that succeeds had none, and
 // the caller of a build that fails generates again with validate, to fail
-// as Flux does.
-func generateKustomization(fs filesys.FileSystem, ks map[string]any, dir string, validate bool) ([]byte, string, bool, error) {
-	data, kfile, created, err := findOrGenerateKustomization(fs, dir, validate)
+// as Flux does. scan lists the manifests of a directory (scanManifests, or
+// what the builder remembers of it).
+func generateKustomization(fs filesys.FileSystem, ks map[string]any, dir string, validate bool, scan scanFunc) (*fluxKfile, error) {
+	gen, err := findOrGenerateKustomization(fs, dir, validate, scan)
 	if err != nil {
-		return nil, "", created, err
+		return nil, err
 	}
-	out, err := applySpec(fs, ks, dir, data, created)
-	return out, kfile, created, err
+	if gen.listed && !setsAny(ks, specFields) {
+		// The generated file is already what the generator's round trip
+		// through the struct would print.
+		return gen, nil
+	}
+	data, err := gen.bytes()
+	if err != nil {
+		return gen, err
+	}
+	out, err := applySpec(fs, ks, dir, data, gen.listed)
+	return &fluxKfile{path: gen.path, listed: gen.listed, data: out}, err
 }
+
+// fluxKfile is the kustomization file Flux's generator makes for a
+// directory: its bytes as kustomize reads them, or, for a file that lists
+// the manifests of the directory and nothing else, that listing, printed
+// only when kustomize is to read it. A listed build reads the listing:
+// printing it and parsing it back (through JSON both ways) was a tenth of
+// a render of thousands of one-file directories.
+type fluxKfile struct {
+	// path is the file's path; listed, whether it lists the manifests of
+	// the directory (the directory has no kustomization file of its own).
+	path   string
+	listed bool
+	// data is the file; nil for a listing, which listing holds.
+	data    []byte
+	listing *kustypes.Kustomization
+}
+
+// bytes returns the file as kustomize reads it.
+func (g *fluxKfile) bytes() ([]byte, error) {
+	if g.data != nil {
+		return g.data, nil
+	}
+	return yaml.Marshal(g.listing)
+}
+
+// parse returns the file parsed, and a key that tells its content apart
+// from any other's (the file, or the listing's JSON).
+func (g *fluxKfile) parse() (kustypes.Kustomization, string, error) {
+	var kus kustypes.Kustomization
+	if g.data == nil {
+		kus = *g.listing
+		kus.Resources = slices.Clone(kus.Resources)
+		key, err := json.Marshal(g.listing)
+		return kus, "listing\x00" + string(key), err
+	}
+	err := yaml.Unmarshal(g.data, &kus)
+	return kus, string(g.data), err
+}
+
+// scanFunc lists the manifests under a directory, as scanManifests does.
+type scanFunc func(fs filesys.FileSystem, base string, validate bool) ([]string, error)
 
 // applySpec applies the spec of ks to the kustomization file data of dir.
 func applySpec(fs filesys.FileSystem, ks map[string]any, dir string, data []byte, created bool) ([]byte, error) {
-	if created && !setsAny(ks, specFields) {
-		// The generated file is already what the generator's round trip
-		// through the struct would print.
-		return data, nil
-	}
 	kus := kustypes.Kustomization{TypeMeta: kustypes.TypeMeta{APIVersion: kustypes.KustomizationVersion, Kind: kustypes.KustomizationKind}}
 	if err := yaml.Unmarshal(data, &kus); err != nil {
 		return nil, err
@@ -201,18 +248,22 @@ func adaptSelector(s *kustomize.Selector) *kustypes.Selector {
 	return out
 }
 
-// findOrGenerateKustomization returns dir's kustomization file, or one
-// listing the manifests under dir; created is true for the latter.
-func findOrGenerateKustomization(fs filesys.FileSystem, dir string, validate bool) (data []byte, kfile string, created bool, err error) {
+// findOrGenerateKustomization returns dir's kustomization file, or a
+// listing of the manifests under dir (listed).
+func findOrGenerateKustomization(fs filesys.FileSystem, dir string, validate bool, scan scanFunc) (*fluxKfile, error) {
 	for _, name := range konfig.RecognizedKustomizationFileNames() {
 		if p := filepath.Join(dir, name); fs.Exists(p) && !fs.IsDir(p) {
 			data, err := fs.ReadFile(p)
-			return data, p, false, err
+			if data == nil && err == nil {
+				data = []byte{} // an empty file is a file, not a listing
+			}
+			return &fluxKfile{path: p, data: data}, err
 		}
 	}
-	files, err := scanManifests(fs, dir, validate)
+	gen := &fluxKfile{path: filepath.Join(dir, konfig.DefaultKustomizationFileName()), listed: true}
+	files, err := scan(fs, dir, validate)
 	if err != nil {
-		return nil, "", true, err
+		return gen, err
 	}
 	kus := kustypes.Kustomization{TypeMeta: kustypes.TypeMeta{APIVersion: kustypes.KustomizationVersion, Kind: kustypes.KustomizationKind}}
 	for _, f := range files {
@@ -222,8 +273,8 @@ func findOrGenerateKustomization(fs filesys.FileSystem, dir string, validate boo
 		// Flux's way around kustomize's "kustomization.yaml is empty".
 		kus.Namespace = "_placeholder"
 	}
-	data, err = yaml.Marshal(kus)
-	return data, filepath.Join(dir, konfig.DefaultKustomizationFileName()), true, err
+	gen.listing = &kus
+	return gen, nil
 }
 
 // scanManifests lists the YAML files under base (with validate, failing on
@@ -231,7 +282,10 @@ func findOrGenerateKustomization(fs filesys.FileSystem, dir string, validate boo
 // hold a kustomization file of their own (not descended into).
 func scanManifests(fs filesys.FileSystem, base string, validate bool) ([]string, error) {
 	var paths []string
-	rf := provider.NewDefaultDepProvider().GetResourceFactory()
+	var rf *resource.Factory // made only to validate: it is not free
+	if validate {
+		rf = provider.NewDefaultDepProvider().GetResourceFactory()
+	}
 	err := fs.Walk(base, func(path string, info os.FileInfo, err error) (walkErr error) {
 		if err != nil || path == base {
 			return err

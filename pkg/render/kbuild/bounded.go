@@ -2,14 +2,12 @@ package kbuild
 
 import (
 	"errors"
-	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/fluxcd/pkg/sourceignore"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/kubestandup/standup/internal/input"
@@ -37,6 +35,15 @@ type boundedFS struct {
 	// (statPlain).
 	root  string
 	plain map[string]bool
+	// stats holds what statPlain learnt of a path: Exists and IsDir ask
+	// it of the same paths.
+	stats map[string]plainStat
+}
+
+// plainStat is what statPlain answers of a path: known, whether it can
+// answer; exists and dir, its answer.
+type plainStat struct {
+	known, exists, dir bool
 }
 
 // fileRead is a remembered ReadFile.
@@ -66,6 +73,7 @@ func newBoundedFS(secure filesys.FileSystem, root string) *boundedFS {
 		FileSystem: secure,
 		root:       root,
 		plain:      map[string]bool{},
+		stats:      map[string]plainStat{},
 		reads:      map[string]fileRead{},
 		exists:     map[string]bool{},
 		isDir:      map[string]bool{},
@@ -116,8 +124,8 @@ func (fs *boundedFS) readFile(path string) ([]byte, error) {
 
 func (fs *boundedFS) Exists(path string) bool {
 	return memo(&fs.mu, fs.exists, path, func() bool {
-		if info, known := fs.statPlain(path); known {
-			return info != nil
+		if st := fs.statPlain(path); st.known {
+			return st.exists
 		}
 		return fs.FileSystem.Exists(path)
 	})
@@ -125,8 +133,8 @@ func (fs *boundedFS) Exists(path string) bool {
 
 func (fs *boundedFS) IsDir(path string) bool {
 	return memo(&fs.mu, fs.isDir, path, func() bool {
-		if info, known := fs.statPlain(path); known {
-			return info != nil && info.IsDir()
+		if st := fs.statPlain(path); st.known {
+			return st.dir
 		}
 		return fs.FileSystem.IsDir(path)
 	})
@@ -136,24 +144,26 @@ func (fs *boundedFS) IsDir(path string) bool {
 // path in a directory below the root reached without a symlink: when the
 // path is no symlink either, the secure file system's check (symlinks
 // evaluated, the result inside the root) holds, and its answer is the
-// path's own; a missing path is missing to it too. It returns the path's
-// information (nil when missing) and true, or false when it cannot
+// path's own; a missing path is missing to it too. It returns whether the
+// path exists and is a directory, or an answer not known when it cannot
 // answer (a symlink, a path elsewhere or not clean), for the secure file
 // system to. Its lstat of every component of every path was a tenth of a
 // render of thousands of Kustomizations. TestBoundedFSMatchesSecure
 // holds it to the secure file system.
-func (fs *boundedFS) statPlain(path string) (os.FileInfo, bool) {
-	if fs.root == "" || path == fs.root || !filepath.IsAbs(path) || filepath.Clean(path) != path || !fs.plainDir(filepath.Dir(path)) {
-		return nil, false
-	}
-	info, err := os.Lstat(path)
-	if err != nil {
-		return nil, true
-	}
-	if info.Mode()&os.ModeSymlink != 0 {
-		return nil, false
-	}
-	return info, true
+func (fs *boundedFS) statPlain(path string) plainStat {
+	return memo(&fs.mu, fs.stats, path, func() plainStat {
+		if fs.root == "" || path == fs.root || !filepath.IsAbs(path) || filepath.Clean(path) != path || !fs.plainDir(filepath.Dir(path)) {
+			return plainStat{}
+		}
+		info, err := os.Lstat(path)
+		if err != nil {
+			return plainStat{known: true}
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			return plainStat{}
+		}
+		return plainStat{known: true, exists: true, dir: info.IsDir()}
+	})
 }
 
 // plainDir reports whether dir is the root, or a directory below it that
@@ -196,8 +206,12 @@ func (fs *boundedFS) ReadDir(path string) ([]string, error) {
 // so only symlinks are checked, by the secure file system, whose error a
 // walk that meets one leading out returns.
 func (fs *boundedFS) Walk(path string, walkFn filepath.WalkFunc) error {
-	if _, _, err := fs.CleanedAbs(path); err != nil {
-		return fs.FileSystem.Walk(path, walkFn)
+	// A plain directory below the root is one the secure file system
+	// confirms: only any other is asked (an lstat of every component).
+	if !fs.plainWalkRoot(path) {
+		if _, _, err := fs.CleanedAbs(path); err != nil {
+			return fs.FileSystem.Walk(path, walkFn)
+		}
 	}
 	return filepath.Walk(path, func(p string, info os.FileInfo, err error) error {
 		if err == nil && info != nil && info.Mode()&os.ModeSymlink != 0 {
@@ -205,8 +219,31 @@ func (fs *boundedFS) Walk(path string, walkFn filepath.WalkFunc) error {
 				return err
 			}
 		}
+		if err == nil && info != nil {
+			fs.sawPlain(p, info)
+		}
 		return walkFn(p, info, err)
 	})
+}
+
+// sawPlain remembers info, the lstat of path a walk made, as statPlain's
+// answer, where statPlain would answer with it: the files a walk lists
+// (Flux's generator) are asked about next.
+func (fs *boundedFS) sawPlain(path string, info os.FileInfo) {
+	if info.Mode()&os.ModeSymlink != 0 || fs.root == "" || path == fs.root || !filepath.IsAbs(path) || filepath.Clean(path) != path || !fs.plainDir(filepath.Dir(path)) {
+		return
+	}
+	fs.mu.Lock()
+	if _, known := fs.stats[path]; !known {
+		fs.stats[path] = plainStat{known: true, exists: true, dir: info.IsDir()}
+	}
+	fs.mu.Unlock()
+}
+
+// plainWalkRoot reports whether path is a clean absolute directory below
+// the root that no symlink leads to.
+func (fs *boundedFS) plainWalkRoot(path string) bool {
+	return fs.root != "" && filepath.IsAbs(path) && filepath.Clean(path) == path && fs.plainDir(path)
 }
 
 // errInsideRoot is how Walk learns that the secure file system accepts a path.
@@ -226,28 +263,4 @@ func (fs *boundedFS) Open(path string) (filesys.File, error) {
 // every message of the package names files.
 func (b *Builder) relLimit(lim *input.LimitError) *input.LimitError {
 	return &input.LimitError{File: b.Rel(lim.File), Reason: lim.Reason}
-}
-
-// checkIgnoreFiles checks every .sourceignore of the repository, the files
-// sourceignore.LoadIgnorePatterns opens by itself, for what input.CheckRegular
-// refuses. Like it, it skips .git and does not follow symlinked directories.
-func (b *Builder) checkIgnoreFiles() *input.LimitError {
-	var limit *input.LimitError
-	_ = filepath.WalkDir(b.root, func(path string, d iofs.DirEntry, err error) error {
-		if err != nil {
-			return nil // LoadIgnorePatterns reports it
-		}
-		if d.IsDir() && d.Name() == ".git" && path != b.root {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || d.Name() != sourceignore.IgnoreFile {
-			return nil
-		}
-		if lim, ok := input.IsLimit(input.CheckRegular(path)); ok {
-			limit = b.relLimit(lim)
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return limit
 }

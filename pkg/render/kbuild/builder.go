@@ -14,7 +14,10 @@ import (
 	"sigs.k8s.io/kustomize/api/provider"
 	"sigs.k8s.io/kustomize/api/resource"
 	kustypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubestandup/standup/internal/input"
 )
 
 // Builder runs kustomize builds the way kustomize-controller does, against a
@@ -52,6 +55,17 @@ type Builder struct {
 	renamers map[string]bool
 	// kfiles is what builds made of each kustomization file read.
 	kfiles kfileMemo
+	// scans are the manifests Flux's generator lists in each directory of
+	// the checkout (scanManifests), under linesMu: the build of Path and
+	// the flux-system Kustomization's list the same directory, of
+	// thousands of files in a large repository.
+	scans map[string]scanned
+}
+
+// scanned is a remembered scan of a directory.
+type scanned struct {
+	files []string
+	err   error
 }
 
 // ParallelAfter is the number of builds after which a render's builds run
@@ -69,11 +83,12 @@ func New(root string) (*Builder, error) {
 		return nil, fmt.Errorf("repository root %s: %w", root, err)
 	}
 	b := &Builder{root: root, disk: newBoundedFS(secure, root), domain: strings.Split(root, string(filepath.Separator)),
-		resources: provider.NewDefaultDepProvider().GetResourceFactory(), lines: map[string]*lineIndex{}, renamers: map[string]bool{}}
-	if lim := b.checkIgnoreFiles(); lim != nil {
-		return nil, lim
+		resources: provider.NewDefaultDepProvider().GetResourceFactory(), lines: map[string]*lineIndex{}, renamers: map[string]bool{},
+		scans: map[string]scanned{}}
+	patterns, err := b.loadIgnorePatterns(root, b.domain)
+	if lim, ok := input.IsLimit(err); ok {
+		return nil, b.relLimit(lim)
 	}
-	patterns, err := sourceignore.LoadIgnorePatterns(root, b.domain)
 	if err != nil {
 		return nil, fmt.Errorf("repository root %s: %s: %w", root, sourceignore.IgnoreFile, err)
 	}
@@ -89,45 +104,63 @@ func New(root string) (*Builder, error) {
 // file it came from. Objects carrying a top-level `sops:` key are set
 // aside, and remote resources are not fetched: both are reported in the
 // result.
+//
+// The build is remembered (lastBuild): the flux-system Kustomization of a
+// bootstrapped cluster repeats the build of Path.
 func (b *Builder) Build(ks map[string]any, dir string) (*Output, error) {
-	return b.BuildIn(b.Checkout(), ks, dir)
+	return b.build(b.Checkout(), ks, dir, true)
 }
 
 // BuildIn is Build of dir, an absolute path of v (the checkout or an
-// ExternalArtifact's tree).
+// ExternalArtifact's tree), for a Kustomization: the build is not
+// remembered.
 func (b *Builder) BuildIn(v View, ks map[string]any, dir string) (*Output, error) {
+	return b.build(v, ks, dir, false)
+}
+
+// build is Build and BuildIn; remember says whether the build is
+// remembered for the next.
+func (b *Builder) build(v View, ks map[string]any, dir string, remember bool) (*Output, error) {
 	if ks == nil {
 		ks = map[string]any{}
 	}
-	data, kfile, listed, err := v.generate(ks, dir, false)
+	gen, err := v.generate(ks, dir, false)
 	if err != nil {
 		return nil, err
 	}
-	var kus kustypes.Kustomization
-	if err := sigsyaml.Unmarshal(data, &kus); err != nil {
+	kus, content, err := gen.parse()
+	if err != nil {
 		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
 	addedOrigin := !slices.Contains(kus.BuildMetadata, kustypes.OriginAnnotations)
 	// The key holds the file before the origin annotations are added:
 	// the file kustomize reads is a function of the two.
-	key := buildKey{dir: dir, kfile: kfile, data: string(data), addedOrigin: addedOrigin}
+	key := buildKey{dir: dir, kfile: gen.path, data: content, addedOrigin: addedOrigin}
 	if res := b.last.get(key); res != nil {
 		return res, nil
 	}
 	if addedOrigin {
 		kus.BuildMetadata = append(kus.BuildMetadata, kustypes.OriginAnnotations)
 	}
-	if listed && addedOrigin {
+	if gen.listed && addedOrigin {
 		if res, ok := b.listedBuild(v, dir, &kus, b.parallel.Load()); ok {
-			b.last.put(key, res)
+			if remember {
+				b.last.put(key, res)
+			}
 			return res, nil
 		}
 	}
-	res, err := b.buildWithKustomize(v, ks, dir, kfile, data, &kus, listed, addedOrigin)
+	data, err := gen.bytes()
+	if err != nil {
+		return nil, fmt.Errorf("kustomization generation failed: %w", err)
+	}
+	res, err := b.buildWithKustomize(v, ks, dir, gen.path, data, &kus, gen.listed, addedOrigin)
 	if err != nil {
 		return nil, err
 	}
-	b.last.put(key, res)
+	if remember {
+		b.last.put(key, res)
+	}
 	return res, nil
 }
 
@@ -136,18 +169,17 @@ func (b *Builder) BuildIn(v View, ks map[string]any, dir string) (*Output, error
 // with origin annotations when the builder added them).
 func (b *Builder) buildWithKustomize(v View, ks map[string]any, dir, kfile string, data []byte, kus *kustypes.Kustomization, listed, addedOrigin bool) (*Output, error) {
 	// plain is the file without the origin annotations the builder adds,
-	// for a build whose objects placeBuild can trace without them.
+	// for a build whose objects placeBuild can trace without them; the file
+	// with them is printed only for a build it cannot.
 	var plain []byte
+	withOrigin := knownBytes(data)
 	if addedOrigin {
 		if !b.kustomizeAlways {
 			plain = data
 		}
-		var err error
-		if data, err = sigsyaml.Marshal(kus); err != nil {
-			return nil, fmt.Errorf("kustomization generation failed: %w", err)
-		}
+		withOrigin = printedLater(*kus)
 	}
-	fs, rs, printed, err := b.kustomize(v, dir, kfile, plain, data, kus, modeOf(kus))
+	fs, rs, printed, err := b.kustomize(v, dir, kfile, plain, withOrigin, kus, modeOf(kus))
 	if err != nil && fs == nil {
 		return nil, err
 	}
@@ -164,6 +196,23 @@ func (b *Builder) buildWithKustomize(v View, ks map[string]any, dir, kfile strin
 		res.Warnings = append(res.Warnings, v.name(dir)+": "+line+" (kustomize)")
 	}
 	return res, nil
+}
+
+// kfileBytes returns a kustomization file's bytes, printing them when
+// first asked (printedLater).
+type kfileBytes func() ([]byte, error)
+
+// knownBytes is a kustomization file already printed.
+func knownBytes(data []byte) kfileBytes {
+	return func() ([]byte, error) { return data, nil }
+}
+
+// printedLater is kus printed when a build asks for it, once: a build
+// that placeBuild traces without origin annotations never reads the file
+// with them, and printing it was a fortieth of a render of kustomize
+// builds.
+func printedLater(kus kustypes.Kustomization) kfileBytes {
+	return sync.OnceValues(func() ([]byte, error) { return sigsyaml.Marshal(kus) })
 }
 
 // modeOf says how a kustomization file may run beside other builds.
@@ -193,7 +242,7 @@ func (b *Builder) buildFailure(v View, ks map[string]any, dir string, fs *record
 	if listed {
 		// A manifest it listed may not be Kubernetes YAML: Flux's
 		// generator says so first.
-		if _, _, _, genErr := v.generate(ks, dir, true); genErr != nil {
+		if _, genErr := v.generate(ks, dir, true); genErr != nil {
 			return genErr
 		}
 	}
@@ -240,3 +289,17 @@ func (b *Builder) Ignored(abs string, dir bool) bool {
 
 // Checkout returns the View of the checkout itself.
 func (b *Builder) Checkout() View { return checkoutView{b} }
+
+// scanManifests is the package's scanManifests of a directory of the
+// checkout, remembered for the render unless validate is set (the disk
+// does not change while it is rendered).
+func (b *Builder) scanManifests(fs filesys.FileSystem, dir string, validate bool) ([]string, error) {
+	if validate {
+		return scanManifests(fs, dir, true)
+	}
+	s := memo(&b.linesMu, b.scans, dir, func() scanned {
+		files, err := scanManifests(fs, dir, false)
+		return scanned{files: files, err: err}
+	})
+	return slices.Clone(s.files), s.err
+}

@@ -31,7 +31,7 @@ const chunkSize = 64
 // chunks cannot reproduce exactly (a failure, a refused file, a duplicate
 // ID, a resource that kustomize would hash or drop) falls back to the one
 // build, so results and errors are kustomize's own.
-func (b *Builder) kustomize(v View, dir, kfile string, plain, data []byte, kus *kustypes.Kustomization, mode buildMode) (*recordingFS, []*resource.Resource, []string, error) {
+func (b *Builder) kustomize(v View, dir, kfile string, plain []byte, data kfileBytes, kus *kustypes.Kustomization, mode buildMode) (*recordingFS, []*resource.Resource, []string, error) {
 	traced := plain != nil
 	if mode == sharedBuild && chunkable(v.base(), dir, kus) {
 		if rs, placed, printed, ok := b.buildChunks(v, dir, kfile, kus, traced); ok {
@@ -128,13 +128,11 @@ func (b *Builder) buildEach(v View, dir, kfile string, kus *kustypes.Kustomizati
 	ok := inParallel(workers, len(groups), func(i int) bool {
 		entry := *kus
 		entry.Resources = groups[i]
-		data, err := sigsyaml.Marshal(entry)
-		if err != nil {
-			return false
-		}
+		data := printedLater(entry)
 		var plain []byte
 		if traced {
 			entry.BuildMetadata = slices.DeleteFunc(slices.Clone(entry.BuildMetadata), func(s string) bool { return s == kustypes.OriginAnnotations })
+			var err error
 			if plain, err = sigsyaml.Marshal(entry); err != nil {
 				return false
 			}
@@ -184,10 +182,15 @@ func joinParts(parts []part) ([]*resource.Resource, []string, bool) {
 // kind, name and effective namespace: "" and "default" are one).
 type idSet map[[5]string]bool
 
+// idKey is the ID kustomize tells r's from others by.
+func idKey(r *resource.Resource) [5]string {
+	id := r.CurId()
+	return [5]string{id.Group, id.Version, id.Kind, id.Name, id.EffectiveNamespace()}
+}
+
 // add adds r's current ID and reports whether it was new.
 func (s idSet) add(r *resource.Resource) bool {
-	id := r.CurId()
-	key := [5]string{id.Group, id.Version, id.Kind, id.Name, id.EffectiveNamespace()}
+	key := idKey(r)
 	if s[key] {
 		return false
 	}

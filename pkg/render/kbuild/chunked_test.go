@@ -116,7 +116,7 @@ func buildWholeAndChunked(t *testing.T, b *Builder, root string, data []byte, ku
 		var rs []*resource.Resource
 		var err error
 		if chunk {
-			_, rs, _, err = b.kustomize(checkoutView{b}, root, kfile, nil, data, kus, sharedBuild)
+			_, rs, _, err = b.kustomize(checkoutView{b}, root, kfile, nil, knownBytes(data), kus, sharedBuild)
 		} else {
 			var m resmap.ResMap
 			if m, _, err = runKustomize(fs, root, sharedBuild, true); err == nil {

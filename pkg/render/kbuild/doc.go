@@ -58,8 +58,13 @@
 // short-cuts (Builder.Exact turns them all off):
 //   - a directory Flux lists itself (no kustomization file) with nothing for
 //     kustomize to transform is built without kustomize: its files are
-//     parsed by kustomize's own resource factory (listed.go), from 64 files
-//     on every core (TestListedBuildMatchesKustomize);
+//     parsed as kustomize's own resource factory parses them (listed.go,
+//     TestListedBuildMatchesKustomize; listedparse.go: without kyaml's
+//     de-anchoring where it is the identity,
+//     TestParseResourcesMatchesKustomize), from 64 files on every core,
+//     and without kustomize's OpenAPI schema, which such a build never
+//     needs parsed; the listing Flux's generator makes for it is read as
+//     it is, not printed and parsed back (TestListingIsItsFileParsed);
 //   - each object's file is traced without kustomize's origin annotations,
 //     which cost kustomize a seventh of a render (place.go), and taken from
 //     the annotations where any object is in doubt (TestPlacedMatchesOrigin);
@@ -72,12 +77,13 @@
 //     that select their targets is built split, one kustomize run per
 //     directory on every core, where the whole build could not differ
 //     (split.go, TestSplitBuildMatchesKustomize);
-//   - the latest build is reused when the next is the same (lastbuild.go:
-//     the flux-system Kustomization repeats the build of Path), and what a
-//     build makes of a kustomization file is remembered for the render
-//     (kfileMemo);
+//   - the build of Path is kept, as its objects' JSON, for the flux-system
+//     Kustomization that repeats it (lastbuild.go), what a build makes of a
+//     kustomization file is remembered for the render (kfileMemo), and so
+//     is the listing of a directory (Builder.scanManifests);
 //   - postBuild substitution skips an object without a "$", which it would
-//     give back unchanged.
+//     give back unchanged, and keeps an object whose text it leaves as it
+//     was.
 //
 // TestShortcutsMatchExactRender, in package render, renders the fixtures and
 // the corpus with and without the shortcuts and requires the same result.

@@ -36,83 +36,81 @@ import (
 // removed), since the bytes alone say it is not plain.
 // TestListedBuildMatchesKustomize holds it to kustomize's output over the
 // fixtures and the corpus.
-func (b *Builder) listedBuild(v View, dir string, kus *kustypes.Kustomization, parallel bool) (res *Output, ok bool) {
+func (b *Builder) listedBuild(v View, dir string, kus *kustypes.Kustomization, parallel bool) (*Output, bool) {
 	if b.kustomizeAlways || !onlyListed(kus) {
 		return nil, false
 	}
 	base := v.base()
-	type file struct {
-		path string
-		data []byte
-	}
-	files := make([]file, 0, len(kus.Resources))
 	for _, r := range kus.Resources {
-		path := filepath.Join(dir, r)
-		if !filepath.IsLocal(r) || !base.Exists(path) || base.IsDir(path) {
+		if path := filepath.Join(dir, r); !filepath.IsLocal(r) || !base.Exists(path) || base.IsDir(path) {
 			return nil, false
 		}
-		data, err := base.ReadFile(path)
-		if err != nil || bytes.Contains(data, []byte("config.kubernetes.io")) || bytes.Contains(data, []byte("kustomize.config.k8s.io")) {
-			return nil, false
-		}
-		files = append(files, file{path: path, data: data})
 	}
 	// An object's ID asks kyaml's OpenAPI schema whether its kind is
-	// namespaced, which must not be parsed while another build reads it.
-	defer lockSharedBuild(parallel)()
-	defer func() {
-		if r := recover(); r != nil {
-			res, ok = nil, false
-		}
-	}()
-	parsed := make([][]*resource.Resource, len(files))
-	for i, f := range files {
-		rs, err := b.resources.SliceFromBytes(f.data)
-		if err != nil || len(rs) == 0 {
-			return nil, false
-		}
-		for _, r := range rs {
-			r.RemoveBuildAnnotations()
-		}
-		parsed[i] = rs
-	}
-	seen := idSet{}
-	var rs []*resource.Resource
-	var paths []string
-	for i, f := range files {
-		for _, r := range parsed[i] {
-			if !seen.add(r) {
-				return nil, false
-			}
-			rs = append(rs, r)
-			paths = append(paths, f.path)
-		}
-	}
-	// A directory of many files is collected on every core (parsing them
-	// together too held a third more memory): in as many runs as there are
-	// workers, each of a contiguous run of objects, joined in order, so
-	// that the first failure is the first of the earliest run that fails.
+	// namespaced, which must not change while this build reads it.
+	defer lockListedBuild(parallel)()
+	// Each file is read, parsed and its objects collected at once, on every
+	// core for a directory of many files: a file's parse (kyaml's tree of
+	// it, several times its objects) is garbage as soon as they are
+	// collected. Parsing every file first held them all: a sixth of the
+	// memory of a render of thousands of Kustomizations, at its peak.
 	workers := 1
-	if len(files) >= parallelFiles {
+	if len(kus.Resources) >= parallelFiles {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	runs := make([]*Output, workers)
-	per := (len(rs) + workers - 1) / workers
-	inParallel(workers, workers, func(w int) bool {
-		lo, hi := min(w*per, len(rs)), min((w+1)*per, len(rs))
-		runs[w], _ = b.collectNamed(rs[lo:hi], func(i int, r *resource.Resource) (string, int) {
-			return b.placeOf(v, "", &resource.Origin{Path: paths[lo+i]}, r)
-		}, false)
-		return true
-	})
-	res = &Output{}
-	for _, run := range runs {
-		if run == nil {
-			// kustomize-controller's own checks failed: say it kustomize's way.
-			return nil, false
+	parts := make([]listedPart, len(kus.Resources))
+	if !inParallel(workers, len(parts), func(i int) bool { return b.collectFile(v, filepath.Join(dir, kus.Resources[i]), &parts[i]) }) {
+		return nil, false
+	}
+	return joinListed(parts)
+}
+
+// listedPart is what a listed build makes of one file: its objects, and
+// the ID of each resource, to refuse two of one ID across the files.
+type listedPart struct {
+	out *Output
+	ids [][5]string
+}
+
+// collectFile reads and parses one listed file as kustomize does and
+// collects its objects into part; false when the listed build does not
+// take the file (it cannot be read, or names kustomize's or kyaml's
+// annotations), or kustomize would fail or make something else of it (a
+// parse error, no object, kustomize-controller's checks).
+func (b *Builder) collectFile(v View, path string, part *listedPart) bool {
+	data, err := v.base().ReadFile(path)
+	if err != nil || bytes.Contains(data, []byte("config.kubernetes.io")) || bytes.Contains(data, []byte("kustomize.config.k8s.io")) {
+		return false
+	}
+	rs, err := parseResources(b.resources, data)
+	if err != nil || len(rs) == 0 {
+		return false
+	}
+	part.ids = make([][5]string, len(rs))
+	for i, r := range rs {
+		r.RemoveBuildAnnotations()
+		part.ids[i] = idKey(r)
+	}
+	part.out, err = b.collectNamed(rs, func(_ int, r *resource.Resource) (string, int) {
+		return b.placeOf(v, "", &resource.Origin{Path: path}, r)
+	}, false)
+	return err == nil
+}
+
+// joinListed joins the parts of a listed build in order, and reports false
+// when two resources have one ID (kustomize's error).
+func joinListed(parts []listedPart) (*Output, bool) {
+	seen := map[[5]string]bool{}
+	res := &Output{}
+	for _, p := range parts {
+		for _, id := range p.ids {
+			if seen[id] {
+				return nil, false
+			}
+			seen[id] = true
 		}
-		res.objects = append(res.objects, run.objects...)
-		res.SOPS = append(res.SOPS, run.SOPS...)
+		res.objects = append(res.objects, p.out.objects...)
+		res.SOPS = append(res.SOPS, p.out.SOPS...)
 	}
 	return res, true
 }

@@ -10,7 +10,6 @@ import (
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	kustypes "sigs.k8s.io/kustomize/api/types"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/kubestandup/standup/pkg/render/internal/rendertest"
 )
@@ -87,12 +86,12 @@ func compareListedBuilds(t *testing.T, root string) int {
 			}
 		}
 		v := checkoutView{fast}
-		data, _, created, err := v.generate(map[string]any{}, dir, false)
-		if err != nil || !created {
+		gen, err := v.generate(map[string]any{}, dir, false)
+		if err != nil || !gen.listed {
 			return nil
 		}
-		var kus kustypes.Kustomization
-		if err := sigsyaml.Unmarshal(data, &kus); err != nil {
+		kus, _, err := gen.parse()
+		if err != nil {
 			t.Fatal(err)
 		}
 		kus.BuildMetadata = append(kus.BuildMetadata, kustypes.OriginAnnotations)

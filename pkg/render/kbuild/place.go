@@ -276,11 +276,11 @@ func hashed(rendered, written string) bool {
 // runPlaced runs kustomize on a new recordingFS (newFS) holding the
 // kustomization file kfile of dir: as plain, without origin annotations,
 // when plain is set and placeBuild traces every object of the build; else
-// as data, with them. A build that fails, refuses a file or needs an
+// as withOrigin, with them. A build that fails, refuses a file or needs an
 // exclusive build is returned as it is: kustomize-controller builds without
 // origin annotations too, so the failure is the one Flux meets, and
 // building it again would fail again.
-func (b *Builder) runPlaced(v View, dir, kfile string, plain, data []byte, mode buildMode, parallel bool, newFS func() *recordingFS) (*recordingFS, resmap.ResMap, []string, error) {
+func (b *Builder) runPlaced(v View, dir, kfile string, plain []byte, withOrigin kfileBytes, mode buildMode, parallel bool, newFS func() *recordingFS) (*recordingFS, resmap.ResMap, []string, error) {
 	if plain != nil {
 		fs := newFS()
 		if err := fs.WriteFile(kfile, plain); err != nil {
@@ -294,6 +294,10 @@ func (b *Builder) runPlaced(v View, dir, kfile string, plain, data []byte, mode 
 			fs.placed = placed
 			return fs, m, printed, nil
 		}
+	}
+	data, err := withOrigin()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
 	fs := newFS()
 	if err := fs.WriteFile(kfile, data); err != nil {

@@ -64,29 +64,27 @@ func missingRefs(id tiers.ID, ks *kustomizev1.Kustomization, missing []tiers.ID,
 // opt out, and returns how each unresolved variable is written, over all
 // the objects.
 func (b *Builder) substituteAll(id tiers.ID, vars map[string]string, objects []built) (map[string][]string, error) {
+	// Flux checks the names before each object, and fails the first
+	// whatever it holds; so does an invalid name here.
+	namesErr := validVarNames(vars)
 	// An object without a variable is skipped (unchangedBySubstitution),
 	// unless substitution fails on any object for a bad variable name.
-	skip := !b.substituteAlways && validVarNames(vars) == nil
+	skip := !b.substituteAlways && namesErr == nil
 	shown := map[string][]string{}
 	for i := range objects {
 		m := &objects[i]
 		if substitutionDisabled(m.Object) || (skip && unchangedBySubstitution(m)) {
 			continue
 		}
-		data, err := m.substitutionText(b.substituteAlways)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", id, err) // as a failed build says it
-		}
-		obj, unresolved, written, err := substitute(data, vars)
+		unresolved, written, err := b.substituteOne(m, vars, namesErr)
 		var limit *substituteLimit
 		if errors.As(err, &limit) {
 			return nil, &input.LimitError{File: OrUnknown(m.File), Reason: fmt.Sprintf("postBuild substitution of %s: %s; disable it for the object (%s: disabled) or split it",
 				describe(m.Object), limit, substituteKey)}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: post build failed for %s (%s): %w", id, describe(m.Object), OrUnknown(m.File), err)
+			return nil, fmt.Errorf("%s: %w", id, err)
 		}
-		m.Object.Object = obj
 		for _, name := range unresolved {
 			forms := written[name]
 			if len(forms) == 0 {
@@ -100,6 +98,34 @@ func (b *Builder) substituteAll(id tiers.ID, vars map[string]string, objects []b
 		}
 	}
 	return shown, nil
+}
+
+// substituteOne substitutes vars in one object (whose names namesErr
+// refuses, when set) and returns its unresolved variables, as substitute
+// does. Substitution that leaves the text as it was leaves the object as
+// it was, unless every shortcut is off: the text is the object's own
+// printing, which parses back to it (unchangedBySubstitution), and most
+// objects with a variable offline hold only variables without a value.
+func (b *Builder) substituteOne(m *built, vars map[string]string, namesErr error) ([]string, map[string][]string, error) {
+	data, err := m.substitutionText(b.substituteAlways)
+	if err != nil {
+		return nil, nil, err // as a failed build says it
+	}
+	if namesErr != nil {
+		return nil, nil, fmt.Errorf("post build failed for %s (%s): %w", describe(m.Object), OrUnknown(m.File), namesErr)
+	}
+	out, unresolved, written, err := substituteText(data, vars)
+	if err == nil && (b.substituteAlways || out != string(data)) {
+		var obj map[string]any
+		if obj, err = decodeSubstituted(out); err == nil {
+			m.Object.Object = obj
+		}
+	}
+	var limit *substituteLimit
+	if err != nil && !errors.As(err, &limit) {
+		return nil, nil, fmt.Errorf("post build failed for %s (%s): %w", describe(m.Object), OrUnknown(m.File), err)
+	}
+	return unresolved, written, err
 }
 
 // unresolvedWarnings words each variable left as written (shown: how it is

@@ -60,7 +60,7 @@ const splitMinDirs = 8
 // is split only once the render has parsed it anyway
 // (haraldkoch__kochhaus-home's cluster directory gains a third; toboshii's
 // cluster/apps, fourteen directories without patches, lost a tenth).
-func splittable(base filesys.FileSystem, dir, rel string, data []byte, kus *kustypes.Kustomization) bool {
+func splittable(base filesys.FileSystem, dir, rel string, data kfileBytes, kus *kustypes.Kustomization) bool {
 	if runtime.GOMAXPROCS(0) < 2 || len(kus.Resources) < splitMinDirs {
 		return false
 	}
@@ -79,7 +79,7 @@ func splittable(base filesys.FileSystem, dir, rel string, data []byte, kus *kust
 	}
 	// The top file is read once by each entry's build: a warning of its
 	// own would be repeated.
-	if len(deprecations(rel, data)) > 0 {
+	if top, err := data(); err != nil || len(deprecations(rel, top)) > 0 {
 		return false
 	}
 	dirs := 0

@@ -66,7 +66,7 @@ func TestSplitBuildMatchesKustomize(t *testing.T) {
 				t.Fatal(err)
 			}
 			kfile := filepath.Join(dir, "kustomization.yaml")
-			if got := splittable(b.disk, dir, b.Rel(kfile), data, &kus); got != tt.splittable {
+			if got := splittable(b.disk, dir, b.Rel(kfile), knownBytes(data), &kus); got != tt.splittable {
 				t.Fatalf("splittable = %v, want %v", got, tt.splittable)
 			}
 			_, rs, _, ok := b.splitBuild(checkoutView{b}, dir, kfile, &kus, false)

@@ -124,12 +124,26 @@ func substitute(data []byte, vars map[string]string) (map[string]any, []string, 
 	if err := validVarNames(vars); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := checkSubstitution(string(data)); err != nil {
+	out, unresolved, written, err := substituteText(data, vars)
+	if err != nil {
 		return nil, nil, nil, err
+	}
+	obj, err := decodeSubstituted(out)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return obj, unresolved, written, nil
+}
+
+// substituteText is substitute of valid variables, up to the text: the
+// substituted YAML, not yet decoded.
+func substituteText(data []byte, vars map[string]string) (string, []string, map[string][]string, error) {
+	if err := checkSubstitution(string(data)); err != nil {
+		return "", nil, nil, err
 	}
 	tree, err := parse.Parse(string(data))
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
+		return "", nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
 	}
 	refs := map[string]bool{}
 	collectRefs(tree.Root, refs)
@@ -145,22 +159,29 @@ func substitute(data []byte, vars map[string]string) (map[string]any, []string, 
 		return vars[s], true
 	})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
+		return "", nil, nil, fmt.Errorf("envsubst error: variable substitution failed: %w", err)
 	}
-	out = restore(out)
+	return restore(out), unresolved, written, nil
+}
+
+// decodeSubstituted decodes the YAML substitution made, as
+// kustomize-controller does.
+func decodeSubstituted(out string) (map[string]any, error) {
 	obj, err := decodeJSON(sigsyaml.YAMLToJSON([]byte(out)))
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("post build: %w", err)
+		return nil, fmt.Errorf("post build: %w", err)
 	}
-	return obj, unresolved, written, nil
+	return obj, nil
 }
+
+// varName matches what kustomize-controller takes as a variable name.
+var varName = regexp.MustCompile(varNamePattern)
 
 // validVarNames checks every variable name as kustomize-controller does
 // before it substitutes an object.
 func validVarNames(vars map[string]string) error {
-	nameRE := regexp.MustCompile(varNamePattern)
 	for k := range vars {
-		if !nameRE.MatchString(k) {
+		if !varName.MatchString(k) {
 			return fmt.Errorf("'%s' var name is invalid, must match '%s'", k, varNamePattern)
 		}
 	}

@@ -26,9 +26,8 @@ type View interface {
 	// or "" when there is none.
 	diskPath(path string) string
 	// generate returns the kustomization file Flux makes for dir from the
-	// Kustomization ks, that file's path, and whether it listed the
-	// manifests of dir (see generateKustomization for validate).
-	generate(ks map[string]any, dir string, validate bool) ([]byte, string, bool, error)
+	// Kustomization ks (see generateKustomization for validate).
+	generate(ks map[string]any, dir string, validate bool) (*fluxKfile, error)
 }
 
 // checkoutView is the checkout, where fluxcd/pkg/kustomize's generator
@@ -39,15 +38,15 @@ func (v checkoutView) base() filesys.FileSystem { return v.b.disk }
 func (v checkoutView) name(p string) string     { return v.b.Rel(p) }
 func (v checkoutView) diskPath(p string) string { return p }
 
-func (v checkoutView) generate(ks map[string]any, dir string, validate bool) ([]byte, string, bool, error) {
-	data, kfile, listed, err := generateKustomization(sourceView{FileSystem: v.b.disk, b: v.b}, ks, dir, validate)
+func (v checkoutView) generate(ks map[string]any, dir string, validate bool) (*fluxKfile, error) {
+	gen, err := generateKustomization(sourceView{FileSystem: v.b.disk, b: v.b}, ks, dir, validate, v.b.scanManifests)
 	if lim, ok := input.IsLimit(err); ok {
-		return nil, "", listed, v.b.relLimit(lim)
+		return nil, v.b.relLimit(lim)
 	}
 	if err != nil {
-		return nil, "", listed, v.b.diagnose(v, dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
+		return nil, v.b.diagnose(v, dir, nil, fmt.Errorf("kustomization generation failed: %w", err))
 	}
-	return data, kfile, listed, nil
+	return gen, nil
 }
 
 // sourceView is the checkout as Flux's generator scans it when it lists
@@ -96,15 +95,15 @@ func (v ArtifactView) base() filesys.FileSystem { return v.fs }
 func (v ArtifactView) name(p string) string     { return v.fs.name(p) }
 func (v ArtifactView) diskPath(p string) string { return v.fs.diskPath(p) }
 
-func (v ArtifactView) generate(ks map[string]any, dir string, validate bool) ([]byte, string, bool, error) {
-	data, kfile, listed, err := generateKustomization(v.fs, ks, dir, validate)
+func (v ArtifactView) generate(ks map[string]any, dir string, validate bool) (*fluxKfile, error) {
+	gen, err := generateKustomization(v.fs, ks, dir, validate, scanManifests)
 	if lim, ok := input.IsLimit(err); ok {
-		return nil, "", listed, v.b.relLimit(lim)
+		return nil, v.b.relLimit(lim)
 	}
 	if err != nil {
-		return nil, "", listed, fmt.Errorf("kustomization generation failed: %w", err)
+		return nil, fmt.Errorf("kustomization generation failed: %w", err)
 	}
-	return data, kfile, listed, nil
+	return gen, nil
 }
 
 // NewArtifactView returns the tree of the ExternalArtifact src that out

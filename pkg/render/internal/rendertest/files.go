@@ -22,14 +22,19 @@ func WriteFiles(tb testing.TB, dir string, files map[string]string) {
 	}
 }
 
-// ScaleRepo writes, in a temporary directory, a repository of n
-// Kustomizations of one ConfigMap each, listed by the cluster directory
-// clusters/c, each depending on up to two earlier ones (the shape of
-// BenchmarkLoadScale and of scripts/bench-render.sh's gen-N cases), and
-// returns its root.
+// ScaleRepo writes ScaleFiles(n) in a temporary directory and returns it.
 func ScaleRepo(tb testing.TB, n int) string {
 	tb.Helper()
 	dir := tb.TempDir()
+	WriteFiles(tb, dir, ScaleFiles(n))
+	return dir
+}
+
+// ScaleFiles is a repository of n Kustomizations of one ConfigMap each,
+// listed by the cluster directory clusters/c, each depending on up to two
+// earlier ones: the shape of BenchmarkLoadScale and of
+// scripts/bench-render.sh's gen-N cases. Its cluster path is clusters/c.
+func ScaleFiles(n int) map[string]string {
 	files := map[string]string{
 		"standup.yaml": "apiVersion: standup.kubestandup.io/v1alpha1\nkind: Config\n",
 		"clusters/c/flux-system.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
@@ -54,6 +59,5 @@ spec:
 		files[fmt.Sprintf("clusters/c/k%d.yaml", i)] = ks
 		files[fmt.Sprintf("apps/k%d/cm.yaml", i)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: k%d, namespace: apps}\ndata: {key: value-%d}\n", i, i)
 	}
-	WriteFiles(tb, dir, files)
-	return dir
+	return files
 }

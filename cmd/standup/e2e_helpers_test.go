@@ -158,3 +158,35 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// waitSettled waits until kustomize-controller has finished every reconcile
+// a walk set off: each Kustomization Ready at its generation, its last
+// reconcile request handled, and no resourceVersion moving between two
+// lists. kustomize-controller v1.7 follows a resume (spec.suspend=false, a
+// new generation) with a second reconcile after the one standup waited
+// for, with Ready Unknown while it runs; a walk started meanwhile rightly
+// asks again.
+func waitSettled(t *testing.T, w *testenv.World) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	last := map[string]string{}
+	for {
+		settled, now := true, map[string]string{}
+		for _, k := range listKS(t, w) {
+			key := k.Namespace + "/" + k.Name
+			now[key] = k.ResourceVersion
+			handled := k.Annotations[meta.ReconcileRequestAnnotation] == "" || k.Status.LastHandledReconcileAt == k.Annotations[meta.ReconcileRequestAnnotation]
+			if !isReady(&k) || !handled || last[key] != k.ResourceVersion {
+				settled = false
+			}
+		}
+		if settled && len(now) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Kustomizations did not settle within a minute: %v", now)
+		}
+		last = now
+		time.Sleep(time.Second) // a poll's interval: two lists a second apart must agree
+	}
+}

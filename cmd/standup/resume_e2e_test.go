@@ -131,7 +131,9 @@ func testResumeConverges(t *testing.T, release string) {
 		}
 	}
 
-	// A re-run on the converged graph touches nothing: no resourceVersion moves.
+	// A re-run on the converged graph touches nothing: no resourceVersion
+	// moves, once the controller has finished what the walk set off.
+	waitSettled(t, w)
 	before := map[string]string{}
 	for _, k := range listKS(t, w) {
 		before[k.Namespace+"/"+k.Name] = k.ResourceVersion

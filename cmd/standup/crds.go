@@ -22,6 +22,7 @@ type crdsOptions struct {
 	DryRun      bool
 	All         bool
 	NodeTimeout time.Duration
+	Operator    operatorWait
 }
 
 func crdsCommand(streams Streams, prog string) *cli.Command {
@@ -35,6 +36,7 @@ func crdsCommand(streams Streams, prog string) *cli.Command {
 			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "legacy fallback: create every bundle CRD absent from the cluster (never touches one that exists)"},
 			configFlag(&o.Config),
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a repaired Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
+			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator),
 		},
 		Subcommands: []*cli.Command{captureCommand(streams, prog)},
 		Action:      func(c *cli.Context) error { return runCRDs(c.Context, globals(c), *o, streams) },
@@ -54,6 +56,9 @@ func crdsCommand(streams Streams, prog string) *cli.Command {
 // run without a bundle diagnoses all the same: a stuck Kustomization is
 // then a deadlock no bundle resolves (exit 3).
 func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Streams) error {
+	if err := opts.Operator.check(); err != nil {
+		return err
+	}
 	bundle, err := crds.LoadBundleOrDefault(opts.Bundle)
 	if err != nil {
 		return err
@@ -97,6 +102,7 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	}
 	kinds, helm := repairKinds(ctx, cl, g, streams)
 	walk := wait.Options{NoUnsuspend: true, Timeout: opts.NodeTimeout, Triggers: triggers, Kinds: kinds, WithApplied: true}
+	opts.Operator.set(&walk)
 	summary, err := repairStuck(ctx, g, cl, repairs, bundle, walk, streams)
 	out.Walked(summary)
 	if helm && err == nil {

@@ -156,18 +156,30 @@ func proofRole(t *testing.T, grant bool) *rbacv1.ClusterRole {
 	return role
 }
 
-// diagnoses returns the suspected and the proving diagnosis events of a walk.
-func diagnoses(evs []wait.Event) (suspected, proven *wait.Event) {
+// diagnoses returns the suspected diagnosis event of a walk, and the one
+// that ended the wait for an operator with a proof (certain, or not).
+func diagnoses(evs []wait.Event) (suspected, decided *wait.Event) {
 	for i, e := range evs {
 		switch {
 		case e.Type != wait.EventDiagnosis:
 		case strings.HasPrefix(e.Message, "suspected") && suspected == nil:
 			suspected = &evs[i]
-		case strings.Contains(e.Message, "proven") && proven == nil:
-			proven = &evs[i]
+		case e.Proof != nil && decided == nil:
+			decided = &evs[i]
 		}
 	}
-	return suspected, proven
+	return suspected, decided
+}
+
+// assertNoFalseProof checks that "proven" is said only of a certain proof.
+func assertNoFalseProof(t *testing.T, evs []wait.Event) {
+	t.Helper()
+	for _, e := range evs {
+		said := strings.Contains(e.Message, "deadlock proven")
+		if said && (e.Proof == nil || e.Proof.Kind != wait.ProofCertain) {
+			t.Errorf("%s event says proven without a certain proof: %s", e.Type, e.Message)
+		}
+	}
 }
 
 // assertRepaired checks that the walk converged, having pre-applied Cog's
@@ -193,8 +205,8 @@ func (p proofWorld) assertRepaired(t *testing.T, res cliResult, names ...string)
 
 // TestDeadlockProvenWithoutTheGraceWhenNoTriggerExists: no Gizmo exists
 // and after waits on stuck, so nothing can create Cog's CRD: the failure
-// of standup's own request proves the deadlock at once, well within the
-// grace an operator would otherwise get, and the CRD is pre-applied. It
+// of standup's own request proves the deadlock at once, with no wait for an
+// operator, and the CRD is pre-applied. It
 // runs under docs/rbac.yaml's standup-operator plus list on the trigger
 // kind, which is what the role's comment says to grant.
 func TestDeadlockProvenWithoutTheGraceWhenNoTriggerExists(t *testing.T) {
@@ -216,10 +228,13 @@ func TestDeadlockProvenWithoutTheGraceWhenNoTriggerExists(t *testing.T) {
 				t.Errorf("proof reason %q does not say %q", proven.Proof.Reason, want)
 			}
 		}
+		if proven.Wait == nil || proven.Wait.Ended != wait.WaitCertain || !strings.HasPrefix(proven.Message, "cold-start deadlock proven") {
+			t.Errorf("the certain proof: wait %+v, message %q", proven.Wait, proven.Message)
+		}
 		took := proven.Time.Sub(suspected.Time)
-		t.Logf("suspected -> proven: %s (grace %s)", took, wait.DefaultConfirmAfter)
-		if took > wait.DefaultConfirmAfter/3 {
-			t.Errorf("suspected -> proven took %s: the certain proof waits for nothing, and the grace is %s", took, wait.DefaultConfirmAfter)
+		t.Logf("suspected -> proven: %s (quiet window %s)", took, wait.DefaultOperatorQuiet)
+		if took > time.Second {
+			t.Errorf("suspected -> proven took %s: the certain proof waits for nothing", took)
 		}
 		// The operator, once stuck applied the Gizmo, found its CRD there.
 		if err := op.Err(); err != nil {
@@ -239,16 +254,20 @@ func TestDeadlockProvenWithoutTheGraceWhenNoTriggerExists(t *testing.T) {
 	})
 }
 
-// TestDeadlockKeepsTheGraceWhenATriggerExists: a Gizmo exists, so its
-// operator may be about to create Cog's CRD: standup gives it the grace
-// and says why. An operator that creates the CRD within it wins, and
-// standup pre-applies nothing; with none, the grace proves the deadlock.
-func TestDeadlockKeepsTheGraceWhenATriggerExists(t *testing.T) {
+// TestDeadlockWaitsForAnOperatorWhenATriggerExists: a Gizmo exists, so
+// its operator may be about to create Cog's CRD: standup waits while it
+// shows progress and says why. An operator that creates the CRD within the
+// quiet window wins, and standup pre-applies nothing; with none, no
+// progress for the quiet window ends the wait, and the deadlock is treated
+// as one, never called proven; an operator that shows progress and never
+// finishes is waited for until the operator timeout. The windows are
+// shortened by the flags so that the test waits seconds, not minutes.
+func TestDeadlockWaitsForAnOperatorWhenATriggerExists(t *testing.T) {
 	const why = "a Gizmo.example.com object exists"
-	t.Run("the operator creates the CRD within the grace", func(t *testing.T) {
+	t.Run("the operator creates the CRD within the quiet window", func(t *testing.T) {
 		p := newProofWorld(t, cold, true)
 		// The operator starts when standup suspects the deadlock, so that
-		// the CRD comes inside the grace and not before the walk.
+		// the CRD comes inside the wait and not before the walk.
 		var once sync.Once
 		spec := runSpec{kubeconfig: p.w.Kubeconfig, onEvent: func(e wait.Event) {
 			if e.Type == wait.EventDiagnosis && strings.HasPrefix(e.Message, "suspected") {
@@ -260,8 +279,8 @@ func TestDeadlockKeepsTheGraceWhenATriggerExists(t *testing.T) {
 			t.Fatalf("exit %d: %v\n%s", res.Code, res.Err, tailLines(res.Stdout, 40))
 		}
 		evs := events(t, res.Stdout)
-		suspected, proven := diagnoses(evs)
-		if suspected == nil || proven != nil {
+		suspected, decided := diagnoses(evs)
+		if suspected == nil || decided != nil {
 			t.Fatalf("want a suspicion and no proof:\n%s", res.Stdout)
 		}
 		said := false
@@ -276,6 +295,7 @@ func TestDeadlockKeepsTheGraceWhenATriggerExists(t *testing.T) {
 		if !said {
 			t.Errorf("no node event says it waits because %s:\n%s", why, res.Stdout)
 		}
+		assertWaitEnded(t, evs, wait.WaitCRDsAppeared)
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := p.w.Client.Get(context.Background(), client.ObjectKey{Name: cogsCRD}, crd); err != nil {
 			t.Fatal(err)
@@ -284,42 +304,82 @@ func TestDeadlockKeepsTheGraceWhenATriggerExists(t *testing.T) {
 			t.Errorf("%s was created by standup, not the operator", cogsCRD)
 		}
 	})
-	t.Run("no operator: the grace proves it", func(t *testing.T) {
+	t.Run("no operator: no progress for the quiet window", func(t *testing.T) {
 		p := newProofWorld(t, cold, true)
 		res := runWith(context.Background(), t, runSpec{kubeconfig: p.w.Kubeconfig},
-			"resume", "--crds", p.bundle, "--config", p.config, "-o", "json")
+			"resume", "--crds", p.bundle, "--config", p.config, "--operator-quiet", "3s", "-o", "json")
 		p.assertRepaired(t, res, proofStuck, "after")
-		assertGraceProof(t, res, why)
+		assertWaitProof(t, res, wait.ProofNoProgress, 3*time.Second, why, "no progress for 3s, treated as deadlocked")
+	})
+	t.Run("an operator that shows progress and never finishes: the operator timeout", func(t *testing.T) {
+		p := newProofWorld(t, cold, true)
+		op := &testenv.RuntimeCRDOperator{Trigger: gizmosGVR, CRDs: []*apiextensionsv1.CustomResourceDefinition{p.cogs}, Delay: time.Hour, ProgressEvery: time.Second}
+		p.w.StartOperator(op)
+		res := runWith(context.Background(), t, runSpec{kubeconfig: p.w.Kubeconfig},
+			"resume", "--crds", p.bundle, "--config", p.config, "--operator-quiet", "8s", "--operator-timeout", "12s", "-o", "json")
+		p.assertRepaired(t, res, proofStuck, "after")
+		assertWaitProof(t, res, wait.ProofOperatorTimeout, 12*time.Second, why, "the operator was still not done after 12s (the operator timeout: --operator-timeout)", "last progress")
+		if op.Progressed() == 0 {
+			t.Error("the operator never showed progress")
+		}
 	})
 }
 
-// TestDeadlockProofFallsBackToTheGraceWhenForbidden: under docs/rbac.yaml's
+// TestDeadlockProofWaitsWhenForbidden: under docs/rbac.yaml's
 // standup-operator alone, standup may not list the scene's trigger kind
-// (the role grants the catalog's only): the walk keeps the grace and says
-// which grant would have spared it.
-func TestDeadlockProofFallsBackToTheGraceWhenForbidden(t *testing.T) {
+// (the role grants the catalog's only): the walk cannot be certain, nor see
+// progress, so the quiet window ends the wait, and it says which grant
+// would have spared it.
+func TestDeadlockProofWaitsWhenForbidden(t *testing.T) {
 	p := newProofWorld(t, cold, false)
 	res := runWith(context.Background(), t, runSpec{kubeconfig: userBoundTo(t, p.w, proofRole(t, false))},
-		"resume", "--crds", p.bundle, "--config", p.config, "-o", "json")
+		"resume", "--crds", p.bundle, "--config", p.config, "--operator-quiet", "3s", "-o", "json")
 	p.assertRepaired(t, res, proofStuck, "after")
-	assertGraceProof(t, res, `forbidden: standup needs "list" on gizmos.example.com`)
+	assertWaitProof(t, res, wait.ProofNoProgress, 3*time.Second, `forbidden: standup needs "list" on gizmos.example.com`,
+		`forbidden: standup needs "list" on Gizmo.example.com to see its progress`)
 }
 
-// assertGraceProof checks that the walk proved its deadlock by the grace,
-// no sooner than the grace after the suspicion, saying why.
-func assertGraceProof(t *testing.T, res cliResult, why string) {
+// assertWaitProof checks that the walk ended its wait for an operator
+// with a proof of kind, no sooner than after after the suspicion, saying
+// each of words, and that it never said proven.
+func assertWaitProof(t *testing.T, res cliResult, kind wait.ProofKind, after time.Duration, words ...string) {
 	t.Helper()
-	suspected, proven := diagnoses(events(t, res.Stdout))
-	if suspected == nil || proven == nil {
-		t.Fatalf("want a suspected and a proven diagnosis:\n%s", res.Stdout)
+	evs := events(t, res.Stdout)
+	assertNoFalseProof(t, evs)
+	suspected, decided := diagnoses(evs)
+	if suspected == nil || decided == nil {
+		t.Fatalf("want a suspected and a deciding diagnosis:\n%s", res.Stdout)
 	}
-	if proven.Proof == nil || proven.Proof.Kind != wait.ProofGrace {
-		t.Fatalf("proof %+v, want %s", proven.Proof, wait.ProofGrace)
+	if decided.Proof.Kind != kind {
+		t.Fatalf("proof %+v, want %s", decided.Proof, kind)
 	}
-	if !strings.Contains(proven.Proof.Reason, why) || !strings.Contains(proven.Message, why) {
-		t.Errorf("proof %q, message %q: neither may leave out %q", proven.Proof.Reason, proven.Message, why)
+	for _, why := range words {
+		if !strings.Contains(decided.Proof.Reason, why) || !strings.Contains(decided.Message, why) {
+			t.Errorf("proof %q, message %q: neither may leave out %q", decided.Proof.Reason, decided.Message, why)
+		}
 	}
-	if took := proven.Time.Sub(suspected.Time); took < wait.DefaultConfirmAfter {
-		t.Errorf("proven %s after the suspicion: within the grace (%s)", took, wait.DefaultConfirmAfter)
+	if took := decided.Time.Sub(suspected.Time); took < after {
+		t.Errorf("acted on %s after the suspicion: sooner than %s", took, after)
 	}
+	end := map[wait.ProofKind]wait.WaitEnd{wait.ProofNoProgress: wait.WaitNoProgress, wait.ProofOperatorTimeout: wait.WaitOperatorTimeout}[kind]
+	if decided.Wait == nil || decided.Wait.Ended != end {
+		t.Errorf("the deciding event's wait %+v, want ended %s", decided.Wait, end)
+	}
+	assertWaitEnded(t, evs, end)
+}
+
+// assertWaitEnded checks that the summary names one wait for an
+// operator, ended by end.
+func assertWaitEnded(t *testing.T, evs []wait.Event, end wait.WaitEnd) *wait.OperatorWait {
+	t.Helper()
+	for _, e := range evs {
+		if e.Type == wait.EventSummary && e.Summary != nil {
+			if w := e.Summary.Waits; len(w) != 1 || w[0].Ended != end {
+				t.Fatalf("summary waits %+v, want one ended %s", w, end)
+			}
+			return &e.Summary.Waits[0]
+		}
+	}
+	t.Fatal("no summary")
+	return nil
 }

@@ -159,12 +159,14 @@ var informerOnly = map[string][]grant{
 	"standup-operator": {{"list", gitResource}, {"list", ociResource}, {"list", bucketResource}},
 }
 
-// triggerLists are the grants of the fast proof of a deadlock: list on
-// the trigger kind of every runtime set of the built-in catalog (a walk
-// lists one to tell whether an operator could still create a missing CRD).
-// standup-operator holds exactly these besides what its commands need;
-// without one, the walk keeps the grace instead of stopping
-// (TestDeadlockProofFallsBackToTheGraceWhenForbidden).
+// triggerLists are the grants of the fast proof of a deadlock and of the
+// wait for an operator: list on the trigger kind of every runtime set of
+// the built-in catalog (a walk lists one to tell whether an operator could
+// still create a missing CRD, and its objects to see the operator's
+// progress), and list on Deployments when an entry names its operator's
+// (its rollout is progress too). standup-operator holds exactly these
+// besides what its commands need; without one, the walk waits out the
+// quiet window instead of stopping (TestDeadlockProofWaitsWhenForbidden).
 func triggerLists(t *testing.T) []grant {
 	t.Helper()
 	cat, err := catalog.Default()
@@ -178,6 +180,9 @@ func triggerLists(t *testing.T) []grant {
 			if g := (grant{"list", plural.Resource + "." + r.Trigger.Group}); !slices.Contains(out, g) {
 				out = append(out, g)
 			}
+		}
+		if g := (grant{"list", "deployments.apps"}); e.Operator != nil && !slices.Contains(out, g) {
+			out = append(out, g)
 		}
 	}
 	return out

@@ -20,6 +20,7 @@ type resumeOptions struct {
 	CRDs, Config, Path, RepoRoot                  string
 	NodeTimeout                                   time.Duration
 	Kinds, From, Only, Exclude                    cli.StringSlice
+	Operator                                      operatorWait
 }
 
 func resumeCommand(streams Streams, prog string) *cli.Command {
@@ -40,6 +41,7 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most `N` at once (0: unlimited)"},
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle `DIR` for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
 			configFlag(&o.Config),
+			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator),
 			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "the `DIR` of the git checkout the cluster reconciles (e.g. clusters/prod): standup renders it to see which Kustomizations wait on workloads, and hands a busy kustomize-controller their dependency chains first"},
 			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "with --path: repository root `DIR` that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
@@ -67,6 +69,9 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 }
 
 func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []string, streams Streams) error {
+	if err := opts.Operator.check(); err != nil {
+		return err
+	}
 	in, err := readResumeInput(ctx, opts, args)
 	if err != nil {
 		return err
@@ -96,6 +101,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: sel,
 		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: in.triggers, Kinds: kinds, Slow: slow,
 	}
+	opts.Operator.set(&walkOpts)
 	if opts.DryRun {
 		return printPlan(ctx, g, cl, objs, in.bundle, walkOpts, streams)
 	}

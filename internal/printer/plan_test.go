@@ -42,7 +42,7 @@ func TestPrintPlan(t *testing.T) {
 	dl := *unresolvable.Steps[2].Deadlock
 	dl.Resolvable, dl.Create = false, []wait.PlanCRD{}
 	dl.Diagnosis.Missing = []crds.MissingType{{Group: "cdi.kubevirt.io", Kind: "StorageProfile", GroupKnown: true, Versions: []string{"v1beta1"}}}
-	dl.Proof = wait.Proof{Kind: wait.ProofGrace, Reason: "an operator is given 3s to create the CRDs: a CDI.cdi.kubevirt.io object exists (cdi): its operator may be about to create the CRD"}
+	dl.Proof = wait.Proof{Kind: wait.ProofNoProgress, Reason: "not certain now, so the walk would wait while an operator shows progress, and act on the deadlock after 30s without progress (no-progress), or after 2m0s in all (operator-timeout): a CDI.cdi.kubevirt.io object exists (cdi): its operator may be about to create the CRD"}
 	unresolvable.Steps = slices.Clone(unresolvable.Steps)
 	unresolvable.Steps[2].Deadlock = &dl
 	tests := []struct {

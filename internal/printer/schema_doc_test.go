@@ -38,6 +38,7 @@ func documentedTypes() map[string]reflect.Type {
 		"Object":        reflect.TypeFor[crds.ObjectRef](),
 		"Summary":       reflect.TypeFor[wait.Summary](),
 		"Proof":         reflect.TypeFor[wait.Proof](),
+		"Operator wait": reflect.TypeFor[wait.OperatorWait](),
 		"Limit":         reflect.TypeFor[wait.Limit](),
 		"Plan step":     reflect.TypeFor[planRecord](),
 		"Plan deadlock": reflect.TypeFor[wait.PlanDeadlock](),

@@ -47,7 +47,7 @@ func keyOf(e wait.Event, reason string) noteKey {
 
 // diagnosis renders a diagnosis event. A suspicion is one line naming the
 // missing kinds: an operator may yet create them, so advice would be
-// premature. A proof (certain or after the grace) adds the diagnosis, the
+// premature. A decision (a certain proof, or the end of a wait for an operator) adds the diagnosis, the
 // explanation with its advice, unless it was printed for the node before.
 func (n *walkNotes) diagnosis(e wait.Event, st Styles) string {
 	line := st.Warning.Render("!") + " " + nodePrefix(e) + e.Message

@@ -116,7 +116,7 @@ func TestWalkNotesExplainOnce(t *testing.T) {
 			Objects: []crds.ObjectRef{{Kind: "StorageProfile", Name: "longhorn"}}}}}
 	dv := &crds.Diagnosis{Kustomization: *vms, Reason: "ReconciliationFailed",
 		Missing: []crds.MissingType{{Group: "cdi.kubevirt.io", Kind: "DataVolume", GroupKnown: true, Versions: []string{"v1beta1"}, Plural: "datavolumes"}}}
-	proof := &wait.Proof{Kind: wait.ProofGrace, Reason: "no CRD appeared within 3s"}
+	proof := &wait.Proof{Kind: wait.ProofCertain, Reason: "nothing can create the missing CRDs"}
 	evs := []wait.Event{
 		// apps-vms is suspected, and its operator creates the CRD: no advice.
 		{Time: t0, Type: wait.EventDiagnosis, Node: vms, Reason: "Deadlock", Message: "suspected cold-start deadlock; proving it", Diagnosis: dv},

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // RuntimeCRDOperator simulates an operator such as cdi-operator: once an
@@ -22,9 +24,18 @@ type RuntimeCRDOperator struct {
 	TriggerSelector string
 	CRDs            []*apiextensionsv1.CustomResourceDefinition
 	Delay           time.Duration
+	// ProgressEvery, when set, makes the operator show its progress while
+	// it works, as a Crossplane package manager does: every ProgressEvery
+	// it writes a status condition ProgressCondition (default
+	// Progressing), True, reason Installing, with a message that counts
+	// the steps, on every trigger object. Without it the operator works in
+	// silence until its CRDs exist.
+	ProgressEvery     time.Duration
+	ProgressCondition string
 
 	mu               sync.Mutex
 	sawAt, createdAt time.Time
+	progressed       int // status writes that showed progress
 	err              error
 	// returned is set when the operator's loop has returned: it creates
 	// nothing more.
@@ -98,14 +109,81 @@ func (op *RuntimeCRDOperator) run(ctx context.Context, w *World) {
 		op.mu.Lock()
 		op.sawAt = time.Now()
 		op.mu.Unlock()
-		select {
-		case <-ctx.Done():
+		if !op.work(ctx, w) {
 			return
-		case <-time.After(op.Delay):
 		}
 		op.setResult(op.createCRDs(ctx, w))
 		return
 	}
+}
+
+// work waits Delay, showing progress every ProgressEvery if set; it
+// reports false when the context ended first.
+func (op *RuntimeCRDOperator) work(ctx context.Context, w *World) bool {
+	done := time.NewTimer(op.Delay)
+	defer done.Stop()
+	var progress <-chan time.Time
+	if op.ProgressEvery > 0 {
+		t := time.NewTicker(op.ProgressEvery)
+		defer t.Stop()
+		progress = t.C
+		op.showProgress(ctx, w, 0)
+	}
+	for step := 1; ; step++ {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-done.C:
+			return true
+		case <-progress:
+			op.showProgress(ctx, w, step)
+		}
+	}
+}
+
+// showProgress writes the progress condition on every trigger object: on
+// its status subresource, or on the object when its CRD has none.
+func (op *RuntimeCRDOperator) showProgress(ctx context.Context, w *World, step int) {
+	cond := op.ProgressCondition
+	if cond == "" {
+		cond = "Progressing"
+	}
+	list, err := w.Dynamic.Resource(op.Trigger).List(ctx, metav1.ListOptions{LabelSelector: op.TriggerSelector})
+	if err != nil {
+		op.setErr(err)
+		return
+	}
+	total := max(int(op.Delay/op.ProgressEvery), 1)
+	patch := fmt.Appendf(nil, `{"status":{"conditions":[{"type":%q,"status":"True","reason":"Installing","message":"step %d of %d","lastTransitionTime":%q}]}}`,
+		cond, step, total, time.Now().UTC().Format(time.RFC3339))
+	for _, o := range list.Items {
+		r := w.Dynamic.Resource(op.Trigger).Namespace(o.GetNamespace())
+		_, err := r.Patch(ctx, o.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "simulated-operator"}, "status")
+		if apierrors.IsNotFound(err) {
+			_, err = r.Patch(ctx, o.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "simulated-operator"})
+		}
+		if err != nil && ctx.Err() == nil {
+			op.setErr(fmt.Errorf("%s %s/%s: progress: %w", op.Trigger.Resource, o.GetNamespace(), o.GetName(), err))
+			continue
+		}
+		op.mu.Lock()
+		op.progressed++
+		op.mu.Unlock()
+	}
+}
+
+// Progressed reports how many status writes showed the operator's
+// progress (ProgressEvery).
+func (op *RuntimeCRDOperator) Progressed() int {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	return op.progressed
+}
+
+func (op *RuntimeCRDOperator) setErr(err error) {
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	op.err = err
 }
 
 func (op *RuntimeCRDOperator) createCRDs(ctx context.Context, w *World) error {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -59,6 +60,25 @@ type RuntimeCRD struct {
 	// Kinds are the kinds whose CRD appears only after a trigger object has
 	// been reconciled.
 	Kinds []GroupKind `json:"kinds" yaml:"kinds"`
+	// OperatorTimeout, a Go duration ("5m"), is how long resume and crds
+	// wait for the operator to create the CRDs while it shows progress
+	// (--operator-timeout overrides it); empty: the catalog's, else 2m.
+	OperatorTimeout string `json:"operatorTimeout,omitempty" yaml:"operatorTimeout,omitempty"`
+	// Operator is the operator's Deployment, whose rollout counts as its
+	// progress while a walk waits for it.
+	Operator *NamespacedName `json:"operator,omitempty" yaml:"operator,omitempty"`
+}
+
+// Timeout parses OperatorTimeout; zero when it is empty.
+func (r RuntimeCRD) Timeout() (time.Duration, error) {
+	if r.OperatorTimeout == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(r.OperatorTimeout)
+	if err == nil && d <= 0 {
+		err = errors.New("not positive")
+	}
+	return d, err
 }
 
 // ChartCRD declares kinds whose CRD the chart of a HelmRelease installs.
@@ -194,6 +214,12 @@ func (c *Config) validate() error {
 		}
 		if err := declare(field, "", r.Kinds); err != nil {
 			return err
+		}
+		if _, err := r.Timeout(); err != nil {
+			return fmt.Errorf("%s.operatorTimeout %q: want a duration such as 5m (%w)", field, r.OperatorTimeout, err)
+		}
+		if op := r.Operator; op != nil && (op.Namespace == "" || op.Name == "") {
+			return fmt.Errorf("%s.operator: want the operator Deployment's namespace and name", field)
 		}
 	}
 	for i, h := range c.ChartCRDs {

@@ -69,6 +69,23 @@ chartCRDs:
 		yaml:    "runtimeCRDs:\n  - kinds: [{group: a, kind: C}]\n",
 		wantErr: "standup.yaml: runtimeCRDs[0].trigger.kind is empty",
 	}, {
+		name: "runtimeCRDs with the operator's timeout and Deployment",
+		yaml: "runtimeCRDs:\n  - trigger: {group: pkg.crossplane.io, kind: Provider}\n    kinds: [{group: s3.aws.upbound.io, kind: Bucket}]\n    operatorTimeout: 5m\n    operator: {namespace: crossplane-system, name: crossplane}\n",
+		want: &Config{RuntimeCRDs: []RuntimeCRD{{Trigger: GroupKind{"pkg.crossplane.io", "Provider"}, Kinds: []GroupKind{{"s3.aws.upbound.io", "Bucket"}},
+			OperatorTimeout: "5m", Operator: &NamespacedName{Namespace: "crossplane-system", Name: "crossplane"}}}},
+	}, {
+		name:    "an operator timeout that is no duration",
+		yaml:    "runtimeCRDs:\n  - trigger: {group: a, kind: B}\n    kinds: [{group: a, kind: C}]\n    operatorTimeout: soon\n",
+		wantErr: `standup.yaml: runtimeCRDs[0].operatorTimeout "soon": want a duration such as 5m`,
+	}, {
+		name:    "an operator timeout of zero",
+		yaml:    "runtimeCRDs:\n  - trigger: {group: a, kind: B}\n    kinds: [{group: a, kind: C}]\n    operatorTimeout: 0s\n",
+		wantErr: `standup.yaml: runtimeCRDs[0].operatorTimeout "0s": want a duration such as 5m (not positive)`,
+	}, {
+		name:    "an operator without a namespace",
+		yaml:    "runtimeCRDs:\n  - trigger: {group: a, kind: B}\n    kinds: [{group: a, kind: C}]\n    operator: {name: op}\n",
+		wantErr: "standup.yaml: runtimeCRDs[0].operator: want the operator Deployment's namespace and name",
+	}, {
 		name:    "HelmRelease without a namespace",
 		yaml:    "chartCRDs:\n  - helmRelease: {name: x}\n    kinds: [{group: a, kind: C}]\n",
 		wantErr: "standup.yaml: chartCRDs[0].helmRelease needs a namespace and a name",

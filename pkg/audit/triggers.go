@@ -61,6 +61,8 @@ func FindConfig(ctx context.Context, file, dir string) (*Config, string, error) 
 // declaration none; the catalog answers for the rest, every runtime entry
 // that creates the kind giving its trigger, and none at all when an entry
 // installs the kind as well (a chart or a manifest may then bring the CRD).
+// Each trigger carries its declaration's operator timeout and operator
+// Deployment, if it names them.
 func RuntimeTriggers(cfg *Config, from string, cat *catalog.Catalog) crds.Triggers {
 	if from == "" {
 		from = render.ConfigFile
@@ -70,8 +72,13 @@ func RuntimeTriggers(cfg *Config, from string, cat *catalog.Catalog) crds.Trigge
 	var otherGroups []string
 	if cfg != nil {
 		for _, r := range cfg.RuntimeCRDs {
+			tr := crds.Trigger{Kind: schema.GroupKind(r.Trigger), From: from}
+			tr.Timeout, _ = r.Timeout() // ParseConfig refused a bad one
+			if r.Operator != nil {
+				tr.Operator = r.Operator.String()
+			}
 			for _, gk := range r.Kinds {
-				runtime[gk] = append(runtime[gk], crds.Trigger{Kind: schema.GroupKind(r.Trigger), From: from})
+				runtime[gk] = append(runtime[gk], tr)
 			}
 		}
 		for _, c := range cfg.ChartCRDs {
@@ -119,7 +126,11 @@ func catalogTriggers(cat *catalog.Catalog, gk catalog.GroupKind) []crds.Trigger 
 		}
 		for _, r := range e.Runtime {
 			if r.Has(gk) && r.Trigger != gk {
-				out = append(out, crds.Trigger{Kind: schema.GroupKind(r.Trigger), From: "the catalog's " + e.Name + " entry"})
+				tr := crds.Trigger{Kind: schema.GroupKind(r.Trigger), From: "the catalog's " + e.Name + " entry", Timeout: r.Timeout()}
+				if e.Operator != nil {
+					tr.Operator = e.Operator.Namespace + "/" + e.Operator.Deployment
+				}
+				out = append(out, tr)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -20,11 +21,14 @@ import (
 // bring the CRD.
 func TestRuntimeTriggers(t *testing.T) {
 	cfg := &Config{
-		RuntimeCRDs:   []RuntimeCRD{{Trigger: GroupKind{"example.com", "Gizmo"}, Kinds: []GroupKind{{"example.com", "Cog"}, {"cdi.kubevirt.io", "DataSource"}}}},
+		RuntimeCRDs: []RuntimeCRD{
+			{Trigger: GroupKind{"example.com", "Gizmo"}, Kinds: []GroupKind{{"example.com", "Cog"}, {"cdi.kubevirt.io", "DataSource"}}},
+			{Trigger: GroupKind{"pkg.crossplane.io", "Provider"}, Kinds: []GroupKind{{"s3.aws.upbound.io", "Bucket"}}, OperatorTimeout: "5m", Operator: &NamespacedName{"crossplane-system", "crossplane"}},
+		},
 		ChartCRDs:     []ChartCRD{{HelmRelease: NamespacedName{"kv", "kv"}, Kinds: []GroupKind{{"kubevirt.io", "VirtualMachine"}}}},
 		BootstrapCRDs: &BootstrapCRDs{Groups: []string{"snapshot.kubevirt.io"}},
 	}
-	cdi := crds.Trigger{Kind: schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "CDI"}, From: "the catalog's containerized-data-importer entry"}
+	cdi := crds.Trigger{Kind: schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "CDI"}, From: "the catalog's containerized-data-importer entry", Operator: "cdi/cdi-operator"}
 	tests := []struct {
 		name string
 		cfg  *Config
@@ -33,6 +37,8 @@ func TestRuntimeTriggers(t *testing.T) {
 	}{
 		{name: "declared in standup.yaml", cfg: cfg, gk: schema.GroupKind{Group: "example.com", Kind: "Cog"},
 			want: []crds.Trigger{{Kind: schema.GroupKind{Group: "example.com", Kind: "Gizmo"}, From: "repo/standup.yaml"}}},
+		{name: "declared with the operator's timeout and Deployment", cfg: cfg, gk: schema.GroupKind{Group: "s3.aws.upbound.io", Kind: "Bucket"},
+			want: []crds.Trigger{{Kind: schema.GroupKind{Group: "pkg.crossplane.io", Kind: "Provider"}, From: "repo/standup.yaml", Timeout: 5 * time.Minute, Operator: "crossplane-system/crossplane"}}},
 		{name: "standup.yaml overrides the catalog", cfg: cfg, gk: schema.GroupKind{Group: "cdi.kubevirt.io", Kind: "DataSource"},
 			want: []crds.Trigger{{Kind: schema.GroupKind{Group: "example.com", Kind: "Gizmo"}, From: "repo/standup.yaml"}}},
 		{name: "a chart in standup.yaml: no trigger", cfg: cfg, gk: schema.GroupKind{Group: "kubevirt.io", Kind: "VirtualMachine"}},

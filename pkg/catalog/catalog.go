@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -78,6 +79,34 @@ type Runtime struct {
 	Kinds `yaml:",inline"`
 	// Trigger is the kind whose objects make the operator create the CRDs.
 	Trigger GroupKind `yaml:"trigger"`
+	// OperatorTimeout is how long a walk waits, at most, for the operator
+	// to create the CRDs while it shows progress; zero leaves the walk's
+	// default. The entry's comment cites where the figure comes from.
+	OperatorTimeout Duration `yaml:"operatorTimeout"`
+}
+
+// Timeout is OperatorTimeout as a time.Duration.
+func (r Runtime) Timeout() time.Duration { return time.Duration(r.OperatorTimeout) }
+
+// Duration is a Go duration in the catalog ("5m").
+type Duration time.Duration
+
+// UnmarshalYAML reads a Go duration string, which must be positive.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("line %d: %q is not a positive duration", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Operator names the Deployment of an entry's operator, as the entry's
+// manifests install it: its rollout counts as the operator's progress
+// while a walk waits for it to create runtime CRDs.
+type Operator struct {
+	Namespace  string `yaml:"namespace"`
+	Deployment string `yaml:"deployment"`
 }
 
 // Entry is one chart, operator, manifest set or platform.
@@ -103,6 +132,9 @@ type Entry struct {
 	Install []Install `yaml:"install"`
 	// Runtime are the CRDs an operator creates after reconciling a trigger.
 	Runtime []Runtime `yaml:"runtime"`
+	// Operator is the Deployment of the operator that creates the Runtime
+	// CRDs, where the entry's manifests install it; nil when unknown.
+	Operator *Operator `yaml:"operator"`
 	// ClusterScoped are the entry's kinds whose CRD has scope: Cluster.
 	ClusterScoped []GroupKind `yaml:"clusterScoped"`
 }
@@ -181,6 +213,9 @@ func (e Entry) validate() error {
 		if r.Trigger.Kind == "" || (len(r.Groups) == 0 && len(r.Kinds.Kinds) == 0) {
 			return errors.New("a runtime entry without a trigger or kinds")
 		}
+	}
+	if op := e.Operator; op != nil && (op.Namespace == "" || op.Deployment == "" || len(e.Runtime) == 0) {
+		return errors.New("an operator without a namespace, a deployment or runtime CRDs")
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package catalog
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // builtinCatalog is Default for a test, which fails if the embedded
@@ -52,6 +53,8 @@ func TestParseRejects(t *testing.T) {
 		{"empty install", "entries: [{name: a, source: https://x, charts: [a], install: [{from: crds}]}]", "without groups or kinds"},
 		{"bad from", "entries: [{name: a, source: https://x, charts: [a], install: [{groups: [a.io], from: helm}]}]", `install from "helm"`},
 		{"trigger missing", "entries: [{name: a, source: https://x, charts: [a], runtime: [{groups: [a.io]}]}]", "without a trigger"},
+		{"operator timeout no duration", "entries: [{name: a, source: https://x, charts: [a], runtime: [{trigger: {group: a.io, kind: A}, groups: [b.io], operatorTimeout: soon}]}]", `"soon" is not a positive duration`},
+		{"operator without a deployment", "entries: [{name: a, source: https://x, charts: [a], runtime: [{trigger: {group: a.io, kind: A}, groups: [b.io]}], operator: {namespace: a}}]", "an operator without a namespace, a deployment or runtime CRDs"},
 		{"chart twice", "entries: [{name: a, source: https://x, charts: [a], install: [{groups: [a.io]}]}, {name: b, source: https://x, charts: [a], install: [{groups: [b.io]}]}]", `chart "a" is named by a and b`},
 	}
 	for _, tt := range tests {
@@ -129,6 +132,13 @@ func TestProvides(t *testing.T) {
 	}
 	if r := cdi.Creates(profile); r == nil || r.Trigger != trigger || cdi.Installs(profile) != nil {
 		t.Errorf("StorageProfile is created at runtime once a CDI is reconciled: %+v", r)
+	}
+	if op := cdi.Operator; op == nil || *op != (Operator{Namespace: "cdi", Deployment: "cdi-operator"}) {
+		t.Errorf("CDI's operator Deployment: %+v, want cdi/cdi-operator", op)
+	}
+	withTimeout, err := Parse([]byte("entries: [{name: a, source: https://x, charts: [a], runtime: [{trigger: {group: a.io, kind: A}, groups: [b.io], operatorTimeout: 5m}]}]"))
+	if err != nil || withTimeout.Entries[0].Runtime[0].Timeout() != 5*time.Minute {
+		t.Errorf("operatorTimeout: %v, %+v", err, withTimeout)
 	}
 	if got := c.Providers(GroupKind{Group: "monitoring.coreos.com", Kind: "ServiceMonitor"}); len(got) != 3 {
 		t.Errorf("ServiceMonitor providers: %d, want kube-prometheus-stack, prometheus-operator-crds, prometheus-operator", len(got))

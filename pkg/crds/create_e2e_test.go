@@ -23,7 +23,7 @@ import (
 // racingClient is standup's client with an operator in the way: before
 // standup's first write of any kind (create, patch, update), race runs,
 // and only then is the write forwarded to the API server. That is the
-// moment the grace period exists for, made deterministic: standup has
+// race a wait for an operator leaves open, made deterministic: standup has
 // listed the CRDs and decided, the operator creates the CRD, standup writes.
 type racingClient struct {
 	client.Client

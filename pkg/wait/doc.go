@@ -25,7 +25,10 @@
 // dependsOn, and gives the tiers and the dependents); walker_pending.go and
 // walker_reconcile.go the phases from waiting on dependencies to Ready;
 // walker_deadlock.go the suspicion, proof and remediation of a cold-start
-// deadlock; walker_events.go the phase changes and their events; and
+// deadlock; walker_proof.go whether it is certain; walker_operator.go the
+// wait for an operator that may still create the missing CRDs, which goes
+// on while the operator shows progress (progress.go reads it, a pure
+// function of an object); walker_events.go the phase changes and their events; and
 // walker_finish.go the end of a walk and its Summary. Every mutation it
 // decides is an Action value; Plan says what a walk would do without
 // performing anything (--dry-run). AnalyzeLimit (limit.go), pure too,

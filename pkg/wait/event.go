@@ -61,9 +61,14 @@ type Event struct {
 	// Elapsed is the time since the node was kicked (or since the walk began).
 	Elapsed   Duration        `json:"elapsed,omitempty"`
 	Diagnosis *crds.Diagnosis `json:"diagnosis,omitempty"`
-	// Proof says how the diagnosis event that proves a deadlock proved it.
-	Proof   *Proof   `json:"proof,omitempty"`
-	Summary *Summary `json:"summary,omitempty"`
+	// Proof says what made standup act on a deadlock, on the diagnosis
+	// event that ends its wait for an operator.
+	Proof *Proof `json:"proof,omitempty"`
+	// Wait says how a wait for an operator ended: on the diagnosis event
+	// with the Proof, and on the node event (reason CRDsAppeared) when the
+	// missing CRDs appeared.
+	Wait    *OperatorWait `json:"wait,omitempty"`
+	Summary *Summary      `json:"summary,omitempty"`
 }
 
 // Duration marshals as seconds with millisecond precision.
@@ -110,4 +115,7 @@ type Summary struct {
 	// Limit is what held the walk back, from the reconciles it asked for
 	// and saw end Ready; nil when there were none.
 	Limit *Limit `json:"limit,omitempty"`
+	// Waits are the walk's waits for an operator, in the order they
+	// ended, each with the evidence that ended it.
+	Waits []OperatorWait `json:"waits,omitempty"`
 }

@@ -103,7 +103,9 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		// The trigger facts a deadlock's proof asked for are read now, so
 		// that the next Step proves with them.
 		gathered := l.gatherTriggers(ctx, w, crdInformer.GetStore())
-		if len(actions) > 0 || gathered {
+		// So are the progress reads of a wait for an operator, when due.
+		progressed := l.gatherProgress(ctx, w, crdInformer.GetStore())
+		if len(actions) > 0 || gathered || progressed {
 			continue // results and our own writes come back as observations
 		}
 		if w.Finished() {

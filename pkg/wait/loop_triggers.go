@@ -2,6 +2,8 @@ package wait
 
 import (
 	"context"
+	"strings"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,12 +26,70 @@ func (l *Loop) gatherTriggers(ctx context.Context, w *Walker, crdStore toolscach
 	return len(wanted) > 0
 }
 
+// gatherProgress makes the progress reads the walker asked for (a wait
+// for an operator) and feeds them to it; it reports whether there were any.
+func (l *Loop) gatherProgress(ctx context.Context, w *Walker, crdStore toolscache.Store) bool {
+	wanted := w.ProgressWanted()
+	for _, t := range wanted {
+		f := l.progressFact(ctx, crdStore, t)
+		f.Target, f.Time = t, time.Now()
+		w.ObserveProgress(f)
+	}
+	return len(wanted) > 0
+}
+
+var deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+
+// progressFact makes one progress read: a list of a trigger kind's
+// objects in every namespace (at most ProgressListLimit; a kind no CRD in
+// the watch serves has none), or a list of the operator Deployment's
+// namespace by its name. Each is one list request, counted as every
+// request is.
+func (l *Loop) progressFact(ctx context.Context, crdStore toolscache.Store, t ProgressTarget) ProgressFact {
+	var f ProgressFact
+	var list *unstructured.UnstructuredList
+	var err error
+	read := TriggerProgress
+	if t.Deployment != "" {
+		ns, name, _ := strings.Cut(t.Deployment, "/")
+		read = DeploymentProgress
+		list, err = l.Dynamic.Resource(deploymentsGVR).Namespace(ns).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	} else {
+		crd := findCRD(crdStore.List(), t.Trigger)
+		if crd == nil || !crds.Established(crd) {
+			return f
+		}
+		gvr := schema.GroupVersionResource{Group: t.Trigger.Group, Version: servedVersion(crd), Resource: crd.Spec.Names.Plural}
+		list, err = l.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{Limit: ProgressListLimit})
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return f // the kind went since the lookup
+	case refused(err):
+		f.Refused, f.Err = true, err.Error()
+		return f
+	case err != nil:
+		f.Err = err.Error()
+		return f
+	}
+	for i := range list.Items {
+		o := &list.Items[i]
+		name := o.GetName()
+		if o.GetNamespace() != "" {
+			name = o.GetNamespace() + "/" + name
+		}
+		f.Objects = append(f.Objects, ObjectProgress{Name: name, Progress: read(o)})
+	}
+	return f
+}
+
 // triggerFact reads what the cluster holds of trigger kind gk: whether a
 // CRD serves it, and if so whether one object of it exists (a list with
 // limit 1, in every namespace). The CRD is looked up in the walk's CRD
 // watch; one absent there is looked for again in a fresh list, as a CRD
 // created a moment ago may not have reached the watch yet. A failure is a
-// fact too: the walker then keeps the grace.
+// fact too: the deadlock is then not certain, and the walker waits for an
+// operator instead (walker_operator.go).
 func (l *Loop) triggerFact(ctx context.Context, crdStore toolscache.Store, gk schema.GroupKind) TriggerFact {
 	f := TriggerFact{Kind: gk}
 	crd := findCRD(crdStore.List(), gk)

@@ -2,6 +2,7 @@ package wait
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -116,6 +117,78 @@ func TestTriggerFactReadsTheCluster(t *testing.T) {
 			got.Err = ""
 			if got != want {
 				t.Fatalf("fact = %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+// TestProgressFactReadsTheCluster: the loop's progress reads, one list
+// each: a trigger kind's objects in every namespace (none when no CRD in
+// the watch serves it), and an operator's Deployment by name in its
+// namespace (a field selector, which the API server applies and the fake
+// records), turned into the objects' progress.
+func TestProgressFactReadsTheCluster(t *testing.T) {
+	installing := cdiObject("cdi")
+	_ = unstructured.SetNestedSlice(installing.Object, []any{map[string]any{"type": "Reconciling", "status": "True", "reason": "Progressing"}}, "status", "conditions")
+	op := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "cdi-operator", "namespace": "cdi"}, "status": map[string]any{"updatedReplicas": int64(1)}}}
+	deployments := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	tests := []struct {
+		name    string
+		watched *apiextensionsv1.CustomResourceDefinition
+		target  ProgressTarget
+		react   k8stesting.ReactionFunc
+		want    []string // object: working
+		refused bool
+	}{
+		{name: "the trigger kind's objects", watched: cdiCRD(true), target: ProgressTarget{Trigger: cdiGK}, want: []string{"cdi: Reconciling=True (Progressing)"}},
+		{name: "no CRD serves the trigger kind", target: ProgressTarget{Trigger: cdiGK}},
+		{name: "the list is forbidden", watched: cdiCRD(true), target: ProgressTarget{Trigger: cdiGK}, refused: true,
+			react: func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewForbidden(cdisGVR.GroupResource(), "", nil)
+			}},
+		{name: "the operator's Deployment", target: ProgressTarget{Deployment: "cdi/cdi-operator"}, want: []string{"cdi/cdi-operator: "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := toolscache.NewStore(toolscache.MetaNamespaceKeyFunc)
+			if tt.watched != nil {
+				u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tt.watched)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := store.Add(&unstructured.Unstructured{Object: u}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+				map[schema.GroupVersionResource]string{cdisGVR: "CDIList", deployments: "DeploymentList"}, installing, op)
+			var lists []string
+			dyn.PrependReactor("list", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				l := a.(k8stesting.ListAction)
+				lists = append(lists, a.GetResource().Resource+" ns="+a.GetNamespace()+" "+l.GetListRestrictions().Fields.String())
+				return false, nil, nil
+			})
+			if tt.react != nil {
+				dyn.PrependReactor("list", "cdis", tt.react)
+			}
+			l := &Loop{Dynamic: dyn}
+			got := l.progressFact(context.Background(), store, tt.target)
+			if got.Refused != tt.refused {
+				t.Fatalf("refused %t, want %t (%s)", got.Refused, tt.refused, got.Err)
+			}
+			var objs []string
+			for _, o := range got.Objects {
+				objs = append(objs, o.Name+": "+o.Progress.Working)
+			}
+			if !slices.Equal(objs, tt.want) {
+				t.Errorf("objects %q, want %q", objs, tt.want)
+			}
+			if tt.target.Deployment != "" && (len(lists) != 1 || lists[0] != "deployments ns=cdi metadata.name=cdi-operator") {
+				t.Errorf("lists %q, want one of cdi's Deployments by name", lists)
+			}
+			if tt.target.Deployment == "" && tt.watched != nil && tt.react == nil && len(lists) != 1 {
+				t.Errorf("lists %q, want one", lists)
 			}
 		})
 	}

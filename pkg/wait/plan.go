@@ -62,7 +62,8 @@ type PlanDeadlock struct {
 	// bundle was given).
 	Remediate bool `json:"remediate"`
 	// Proof is how the walk would prove the deadlock, from what the
-	// cluster holds now (ProofCertain or ProofGrace), with its reason.
+	// cluster holds now: ProofCertain, or else ProofNoProgress, its reason
+	// saying that the operator timeout may end the wait first.
 	Proof Proof `json:"proof"`
 }
 
@@ -81,7 +82,7 @@ type PlanInput struct {
 	CRDs    []*apiextensionsv1.CustomResourceDefinition
 	// Facts answers what the cluster holds of a trigger kind, as the
 	// walk's Loop does (a list of the kind, limit 1); nil answers that the
-	// kind could not be read, so a proof needs the grace.
+	// kind could not be read, so a proof would wait for an operator.
 	Facts func(schema.GroupKind) TriggerFact
 }
 
@@ -183,7 +184,10 @@ func (w *Walker) planDeadlock(id tiers.ID, d crds.Diagnosis, facts func(schema.G
 		}
 		certain, why = w.certainty(id, st, &d)
 	}
-	pd.Proof = Proof{Kind: ProofGrace, Reason: fmt.Sprintf("an operator is given %s to create the CRDs: %s", w.opts.ConfirmAfter, why)}
+	triggers, _ := w.triggersOf(&d)
+	timeout, _ := w.operatorTimeout(triggers)
+	pd.Proof = Proof{Kind: ProofNoProgress, Reason: fmt.Sprintf("not certain now, so the walk would wait while an operator shows progress, and act on the deadlock after %s without progress (%s), or after %s in all (%s): %s",
+		w.opts.OperatorQuiet, ProofNoProgress, timeout, ProofOperatorTimeout, why)}
 	if certain {
 		pd.Proof = Proof{Kind: ProofCertain, Reason: "nothing can create the missing CRDs: " + why}
 	}

@@ -48,7 +48,7 @@ func TestPlanSaysWhatAndWhy(t *testing.T) {
 		asked = append(asked, gk)
 		return TriggerFact{Kind: gk} // the CRD exists, no object of it
 	}
-	steps, err := Plan(PlanInput{Objects: objs, Sources: sources, Facts: facts}, Options{Bundle: bundle, Triggers: planTriggers, ConfirmAfter: DefaultConfirmAfter})
+	steps, err := Plan(PlanInput{Objects: objs, Sources: sources, Facts: facts}, Options{Bundle: bundle, Triggers: planTriggers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,13 +74,15 @@ func TestPlanSaysWhatAndWhy(t *testing.T) {
 		t.Errorf("proof %+v after asking %v, want certain after asking for CDI", d.Proof, asked)
 	}
 
-	// A CDI object exists: the walk would give its operator the grace.
+	// A CDI object exists: the walk would wait while its operator shows
+	// progress, and say that it would.
 	facts = func(gk schema.GroupKind) TriggerFact { return TriggerFact{Kind: gk, Object: "cdi"} }
-	steps, err = Plan(PlanInput{Objects: objs, Sources: sources, Facts: facts}, Options{Bundle: bundle, Triggers: planTriggers, ConfirmAfter: DefaultConfirmAfter})
+	steps, err = Plan(PlanInput{Objects: objs, Sources: sources, Facts: facts}, Options{Bundle: bundle, Triggers: planTriggers})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := steps[1].Deadlock; d == nil || d.Proof.Kind != ProofGrace || !strings.Contains(d.Proof.Reason, "a CDI.cdi.kubevirt.io object exists (cdi") {
+	if d := steps[1].Deadlock; d == nil || d.Proof.Kind != ProofNoProgress || !strings.Contains(d.Proof.Reason, "a CDI.cdi.kubevirt.io object exists (cdi") ||
+		!strings.Contains(d.Proof.Reason, "after 30s without progress") || !strings.Contains(d.Proof.Reason, "after 2m0s in all") {
 		t.Errorf("with a CDI object: %+v", steps[1])
 	}
 
@@ -89,7 +91,7 @@ func TestPlanSaysWhatAndWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := steps[1].Deadlock; d == nil || d.Resolvable || d.Remediate || len(d.Create) != 0 || d.Proof.Kind != ProofGrace {
+	if d := steps[1].Deadlock; d == nil || d.Resolvable || d.Remediate || len(d.Create) != 0 || d.Proof.Kind != ProofNoProgress {
 		t.Errorf("without a bundle: %+v", d)
 	}
 	if s := Summarize(steps); s.Reconciles != 2 || s.Resumes != 1 || s.CRDs != 0 || s.Deadlocks != 1 || s.Unresolvable != 1 {

@@ -36,10 +36,16 @@ type Options struct {
 	// kustomize-controller handled a request but still saw a dependency not
 	// ready (its cache lagging ours).
 	RequeueAfter time.Duration
-	// ConfirmAfter is how long standup lets an operator create a missing CRD
-	// after a dry-run failure before the deadlock counts as proven. It tells a
-	// deadlock from a race with an operator whose trigger is already applied.
-	ConfirmAfter time.Duration
+	// OperatorTimeout caps the wait for an operator that may still create
+	// a missing CRD (walker_operator.go), progress or not; zero takes the
+	// longest timeout the triggers' declarations give (crds.Trigger), else
+	// DefaultOperatorTimeout.
+	OperatorTimeout time.Duration
+	// OperatorQuiet ends that wait when no progress has been seen for it
+	// (the trigger objects' conditions, a Crossplane package installing,
+	// the operator's Deployment rolling out); zero is
+	// DefaultOperatorQuiet. A deadlock that is certain waits for neither.
+	OperatorQuiet time.Duration
 	// AskAgainAfter is how long a requested reconcile may go unacknowledged
 	// (lastHandledReconcileAt not our token) while the Kustomization's status
 	// stays the same, before standup asks once more. kustomize-controller can
@@ -60,15 +66,11 @@ type Options struct {
 	Slow map[tiers.ID]string
 	// Triggers tells which trigger kinds make an operator create a missing
 	// CRD (standup.yaml, the catalog). With it, a deadlock that nothing can
-	// resolve is proven without the grace (certainty); nil gives every
-	// deadlock the grace.
+	// resolve is proven at once (certainty), and a wait for an operator
+	// reads its trigger objects' progress; nil makes every deadlock wait
+	// out the quiet window.
 	Triggers crds.Triggers
 }
-
-// DefaultConfirmAfter is Options.ConfirmAfter's default: longer than a
-// CRD-creating operator takes to act on a trigger it has seen (cdi-operator
-// creates its CRDs within a second or two), far shorter than Flux's retry.
-const DefaultConfirmAfter = 3 * time.Second
 
 // DefaultAskAgainAfter is Options.AskAgainAfter's default: Flux's own
 // dependency re-check interval. A reconcile that is merely slow (a long
@@ -82,16 +84,19 @@ var timeZero time.Time
 type nodeState struct {
 	// status is Classify of the latest observation, kept with it so that
 	// its Ready message is parsed once however often the node is stepped.
-	status    Status
-	phase     Phase
-	token     string
-	kickedAt  time.Time
-	deadline  time.Time
-	message   string
-	reason    string
-	diag      *crds.Diagnosis
-	confirm   string    // the token of the request whose failure diag is
-	confirmAt time.Time // when diag counts as proven if no CRD has appeared
+	status      Status
+	phase       Phase
+	token       string
+	kickedAt    time.Time
+	deadline    time.Time
+	message     string
+	reason      string
+	diag        *crds.Diagnosis
+	confirm     string    // the token of the request whose failure diag is
+	suspectedAt time.Time // when diag was first seen: a wait for an operator runs from it
+	// wait is the wait for an operator that may still create diag's CRDs
+	// (walker_operator.go); nil when none runs.
+	wait *operatorWait
 	// unsettled is the observation count when something last happened
 	// that may have created a trigger (walker_proof.go): trigger facts
 	// asked for before it are stale.
@@ -188,6 +193,11 @@ type Walker struct {
 	wanted  map[schema.GroupKind]struct{}
 	asked   map[schema.GroupKind]uint64
 	facts   map[schema.GroupKind]TriggerFact
+	// The wait for an operator (walker_operator.go): each progress
+	// target's reads, the reads wanted now, and how every wait ended.
+	tracks         map[ProgressTarget]*progressTrack
+	progressWanted map[ProgressTarget]struct{}
+	waits          []OperatorWait
 	// unstarted holds the requests kustomize-controller has not been seen
 	// acting on yet, by the order they were first made (requests counts
 	// them): its work queue is first in, first out, so a request behind
@@ -211,8 +221,8 @@ func NewWalker(opts Options, now time.Time) *Walker {
 	if opts.RequeueAfter == 0 {
 		opts.RequeueAfter = 2 * time.Second
 	}
-	if opts.ConfirmAfter == 0 {
-		opts.ConfirmAfter = DefaultConfirmAfter
+	if opts.OperatorQuiet == 0 {
+		opts.OperatorQuiet = DefaultOperatorQuiet
 	}
 	if opts.AskAgainAfter == 0 {
 		opts.AskAgainAfter = DefaultAskAgainAfter
@@ -227,6 +237,7 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		rank: map[tiers.ID]float64{}, exprs: exprCache{}, unstarted: map[tiers.ID]uint64{},
 		proving: map[tiers.ID]struct{}{}, wanted: map[schema.GroupKind]struct{}{},
 		asked: map[schema.GroupKind]uint64{}, facts: map[schema.GroupKind]TriggerFact{},
+		tracks: map[ProgressTarget]*progressTrack{}, progressWanted: map[ProgressTarget]struct{}{},
 		preApplied: map[string]tiers.ID{},
 		applied:    map[tiers.ID]map[tiers.ID]struct{}{},
 	}

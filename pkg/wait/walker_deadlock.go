@@ -27,19 +27,19 @@ func (w *Walker) lookupCRD(gk schema.GroupKind) crds.CRDPresence {
 }
 
 // suspect records a dry-run failure on a missing kind seen before standup's
-// next request, so that request's outcome proves or clears it; the grace for
+// next request, so that request's outcome proves or clears it; a wait for
 // an operator runs from now.
 func (w *Walker) suspect(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) {
 	d, ok := crds.DiagnoseFailures(obj, st.status.Missing, w.lookupCRD, w.opts.Bundle)
 	if !ok || !d.Deadlocked() {
 		return
 	}
-	st.diag, st.confirmAt = &d, now.Add(w.opts.ConfirmAfter)
-	w.diagnosis(now, id, &d, w.suspectedMessage(), nil)
+	st.diag, st.suspectedAt, st.wait = &d, now, nil
+	w.diagnosis(now, id, &d, w.suspectedMessage(), nil, nil)
 }
 
 func (w *Walker) suspectedMessage() string {
-	return fmt.Sprintf("suspected cold-start deadlock; proving it, giving an operator at most %s to create the CRD", w.opts.ConfirmAfter)
+	return fmt.Sprintf("suspected cold-start deadlock; proving it, or else waiting while an operator shows progress (until %s pass without any)", w.opts.OperatorQuiet)
 }
 
 // onDeadlock handles a reconcile standup requested that failed its dry-run
@@ -54,19 +54,25 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 			w.note(now, id, st, "WaitingForCRDs", "waiting for CRDs to be established: "+joinTypes(d.Pending))
 			return nil, st.deadline
 		}
-		st.diag, st.confirm, st.confirmAt = nil, "", time.Time{}
+		if st.wait != nil {
+			rec := w.endWait(now, id, st, WaitCRDsAppeared)
+			w.note(now, id, st, "CRDsAppeared", fmt.Sprintf("not a cold-start deadlock: the missing CRDs appeared %s after the suspicion, while standup waited for an operator", roundDuration(time.Duration(rec.Waited))))
+			w.withWait(id, rec)
+		}
+		st.diag, st.confirm, st.suspectedAt = nil, "", time.Time{}
 		return []Action{w.request(now, id, st, false)}, st.deadline
 	}
 	// Only the answer to standup's own request gets here (stepReconciling
 	// checks the token), so the failure is current, not a stale condition.
 	// What is left to rule out is an operator that is about to create the
 	// CRD: certainty rules it out at once when nothing could (no trigger
-	// object, nothing left to apply one); otherwise the CRD watch tells,
-	// after the grace, without asking the controller again.
+	// object, nothing left to apply one); otherwise the walk waits while an
+	// operator shows progress (walker_operator.go), and the CRD watch tells
+	// without asking the controller again.
 	fresh := st.diag == nil || !crds.SameFailure(*st.diag, d)
 	if fresh {
-		st.confirmAt = now.Add(w.opts.ConfirmAfter)
-		w.diagnosis(now, id, &d, w.suspectedMessage(), nil)
+		st.suspectedAt, st.wait = now, nil
+		w.diagnosis(now, id, &d, w.suspectedMessage(), nil, nil)
 	}
 	if fresh || st.confirm != st.token {
 		st.diag, st.confirm = &d, st.token
@@ -79,18 +85,31 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 		st.unsettled = w.seq
 	}
 	certain, why := w.certainty(id, st, &d)
-	var proof Proof
+	var proof *Proof
+	message := "cold-start deadlock proven: a reconcile standup requested failed its dry-run, and "
+	var end WaitEnd
 	switch {
 	case certain:
-		proof = Proof{Kind: ProofCertain, Reason: "nothing can create the missing CRDs: " + why}
-	case now.Before(st.confirmAt):
-		w.note(now, id, st, "SuspectedDeadlock", "dry-run failed on missing kinds "+joinTypes(d.Missing)+"; waiting for an operator to create them: "+why)
-		return nil, st.confirmAt
+		proof, end = &Proof{Kind: ProofCertain, Reason: "nothing can create the missing CRDs: " + why}, WaitCertain
+	case why == checkingTriggers:
+		// The loop reads them before the next Step (ObserveTrigger).
+		w.note(now, id, st, "SuspectedDeadlock", "dry-run failed on missing kinds "+joinTypes(d.Missing)+"; "+why)
+		return nil, st.deadline
 	default:
-		proof = Proof{Kind: ProofGrace, Reason: fmt.Sprintf("no CRD appeared within %s, and the deadlock was not certain sooner: %s", w.opts.ConfirmAfter, why)}
+		ow := w.startWait(st, &d, w.timeout(obj))
+		var wake time.Time
+		if proof, wake = w.awaitOperator(now, ow, why); proof == nil {
+			w.note(now, id, st, "SuspectedDeadlock", w.waitingMessage(&d, ow, why))
+			return nil, wake
+		}
+		message = "cold-start deadlock, not proven: a reconcile standup requested failed its dry-run, and "
+		end = WaitNoProgress
+		if proof.Kind == ProofOperatorTimeout {
+			end = WaitOperatorTimeout
+		}
 	}
 	delete(w.proving, id)
-	w.diagnosis(now, id, &d, "cold-start deadlock proven: a reconcile standup requested failed its dry-run, and "+proof.Reason, &proof)
+	w.diagnosis(now, id, &d, message+proof.Reason, proof, w.endWait(now, id, st, end))
 	switch {
 	case st.remedied:
 		st.deadlock = true
@@ -152,12 +171,24 @@ func (w *Walker) applyResult(now time.Time, r ActionResult) {
 	w.note(now, r.Action.Node, st, "PreAppliedCRDs", msg)
 }
 
-// diagnosis emits a diagnosis event; proof is set when it proves the deadlock.
-func (w *Walker) diagnosis(now time.Time, id tiers.ID, d *crds.Diagnosis, message string, proof *Proof) {
+// diagnosis emits a diagnosis event; proof is set when it ends the wait
+// and standup acts on the deadlock, and wait says how the wait ended.
+func (w *Walker) diagnosis(now time.Time, id tiers.ID, d *crds.Diagnosis, message string, proof *Proof, wait *OperatorWait) {
 	w.events = append(w.events, Event{
 		Time: now, Type: EventDiagnosis, Node: &id, Tier: w.tierOf(id), Phase: w.nodes[id].phase,
-		Reason: "Deadlock", Message: message, Diagnosis: d, Proof: proof,
+		Reason: "Deadlock", Message: message, Diagnosis: d, Proof: proof, Wait: wait,
 	})
+}
+
+// withWait attaches wait to the node event of id this Step emitted last,
+// the one that says the wait ended.
+func (w *Walker) withWait(id tiers.ID, wait *OperatorWait) {
+	for i := len(w.events) - 1; i >= 0; i-- {
+		if e := &w.events[i]; e.Type == EventNode && e.Node != nil && *e.Node == id {
+			e.Wait = wait
+			return
+		}
+	}
 }
 
 func joinTypes(ts []crds.MissingType) string {

@@ -17,7 +17,7 @@ func (w *Walker) Finished() bool {
 
 // Summary counts how the walked nodes ended.
 func (w *Walker) Summary(now time.Time, interrupted bool) Summary {
-	s := Summary{Elapsed: Duration(now.Sub(w.start)), Interrupted: interrupted, Mutations: w.muts}
+	s := Summary{Elapsed: Duration(now.Sub(w.start)), Interrupted: interrupted, Mutations: w.muts, Waits: w.waits}
 	if w.graph == nil {
 		return s
 	}

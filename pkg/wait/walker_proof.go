@@ -12,25 +12,33 @@ import (
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// ProofKind says how a cold-start deadlock was proven.
+// ProofKind says what ended the wait for an operator and made standup
+// treat a cold-start deadlock as one.
 type ProofKind string
 
 const (
 	// ProofCertain: nothing could still create the missing CRDs (every
 	// operator that creates them lacks its trigger object, and every
 	// Kustomization not Ready waits on the failing one), so the deadlock is
-	// proven the moment standup's own reconcile request fails.
+	// proven the moment standup's own reconcile request fails. It is the
+	// only proof that says "proven".
 	ProofCertain ProofKind = "certain"
-	// ProofGrace: no CRD appeared within the grace given to an operator
-	// (Options.ConfirmAfter), because certainty was out of reach.
-	ProofGrace ProofKind = "grace"
+	// ProofNoProgress: certainty was out of reach, and no operator showed
+	// progress for Options.OperatorQuiet (walker_operator.go): the
+	// deadlock is treated as one, not proven.
+	ProofNoProgress ProofKind = "no-progress"
+	// ProofOperatorTimeout: certainty was out of reach, and the operator
+	// was not done after Options.OperatorTimeout, progress or not: the
+	// deadlock is treated as one, not proven.
+	ProofOperatorTimeout ProofKind = "operator-timeout"
 )
 
-// Proof is how a diagnosis event's deadlock was proven, and why that way.
+// Proof is what ended a diagnosis event's wait and made standup act on the
+// deadlock, and why.
 type Proof struct {
 	Kind ProofKind `json:"kind"`
-	// Reason says, for people, what made it certain, or why the grace was
-	// needed.
+	// Reason says, for people, what made it certain, or what the wait
+	// saw and why it was needed.
 	Reason string `json:"reason"`
 }
 
@@ -57,7 +65,7 @@ type TriggerFact struct {
 }
 
 // TriggersWanted returns the trigger kinds whose facts the walker needs to
-// prove a deadlock without the grace, and counts them as asked for: the
+// prove a deadlock without waiting, and counts them as asked for: the
 // loop lists each and reports it with ObserveTrigger before the next Step.
 func (w *Walker) TriggersWanted() []schema.GroupKind {
 	if len(w.wanted) == 0 {
@@ -142,38 +150,25 @@ func (w *Walker) waitsOn(from, target tiers.ID) bool {
 
 // certainty decides whether nothing can still create d's missing CRDs, so
 // that the deadlock of id is certain without waiting. It returns the
-// reason either way: what makes it certain, or why the grace is needed.
+// reason either way: what makes it certain, or why the walk must wait for
+// an operator (walker_operator.go).
 // Facts it lacks it asks for (w.wanted); until they come, it is not
 // certain. The table, in order:
 //   - a missing kind of unknown group or origin (no trigger in standup.yaml
-//     or the catalog): the grace;
+//     or the catalog): wait;
 //   - an object of a trigger kind in a Kustomization's inventory: it was
-//     applied, so its operator may be about to create the CRD: the grace;
+//     applied, so its operator may be about to create the CRD: wait;
 //   - a Kustomization not Ready that neither is id nor waits on it: it may
-//     still apply a trigger object, so the grace (until it is Ready);
-//   - a trigger kind standup may not list, or whose list failed: the grace;
+//     still apply a trigger object, so wait (until it is Ready);
+//   - a trigger kind standup may not list, or whose list failed: wait;
 //   - an object of a trigger kind exists: its operator may be about to
-//     create the CRD, so the grace;
+//     create the CRD, so wait;
 //   - every trigger kind's CRD absent or without objects, in facts gathered
 //     after the rest held: certain.
 func (w *Walker) certainty(id tiers.ID, st *nodeState, d *crds.Diagnosis) (certain bool, why string) {
-	var triggers []crds.Trigger
-	for _, t := range d.Missing {
-		if !t.GroupKnown {
-			return false, fmt.Sprintf("the API group of %s is unknown, so its origin is too", t.Kind)
-		}
-		var ts []crds.Trigger
-		if w.opts.Triggers != nil {
-			ts = w.opts.Triggers(t.GroupKind())
-		}
-		if len(ts) == 0 {
-			return false, fmt.Sprintf("the origin of %s is unknown: neither standup.yaml nor the built-in catalog names an operator that creates its CRD", t)
-		}
-		for _, tr := range ts {
-			if !slices.ContainsFunc(triggers, func(o crds.Trigger) bool { return o.Kind == tr.Kind }) {
-				triggers = append(triggers, tr)
-			}
-		}
+	triggers, unknown := w.triggersOf(d)
+	if unknown != "" {
+		return false, unknown
 	}
 	for _, tr := range triggers {
 		if obj, by, ok := w.appliedTrigger(tr.Kind); ok {
@@ -208,10 +203,38 @@ func (w *Walker) certainty(id tiers.ID, st *nodeState, d *crds.Diagnosis) (certa
 		}
 	}
 	if missing {
-		return false, "checking whether a trigger object exists"
+		return false, checkingTriggers
 	}
 	return true, strings.Join(absent, "; ") + fmt.Sprintf(", and every Kustomization not Ready waits on %s", id.NamespacedName())
 }
+
+// triggersOf returns the triggers of d's missing kinds, each kind once;
+// when a kind's origin is unknown, it says so instead.
+func (w *Walker) triggersOf(d *crds.Diagnosis) (triggers []crds.Trigger, unknown string) {
+	for _, t := range d.Missing {
+		if !t.GroupKnown {
+			return nil, fmt.Sprintf("the API group of %s is unknown, so its origin is too", t.Kind)
+		}
+		var ts []crds.Trigger
+		if w.opts.Triggers != nil {
+			ts = w.opts.Triggers(t.GroupKind())
+		}
+		if len(ts) == 0 {
+			return nil, fmt.Sprintf("the origin of %s is unknown: neither standup.yaml nor the built-in catalog names an operator that creates its CRD", t)
+		}
+		for _, tr := range ts {
+			if !slices.ContainsFunc(triggers, func(o crds.Trigger) bool { return o.Kind == tr.Kind }) {
+				triggers = append(triggers, tr)
+			}
+		}
+	}
+	return triggers, ""
+}
+
+// checkingTriggers is certainty's reason while the trigger facts it asked
+// for have not come: no wait for an operator starts before they do, so a
+// certain proof reads nothing more.
+const checkingTriggers = "checking whether a trigger object exists"
 
 // appliedTrigger returns an object of kind gk that a Kustomization's
 // inventory lists, and that Kustomization: a trigger object known to exist

@@ -46,12 +46,13 @@ func proofScene(t *testing.T, opts Options, others ...flux.Object) (*Walker, []E
 	return w, evs
 }
 
-// proofOf returns the proof of the diagnosis event that proves, if any.
+// proofOf returns the proof of the diagnosis event that ends the wait and
+// acts on the deadlock, if any. Only a certain proof may say "proven".
 func proofOf(evs []Event) *Proof {
 	for _, e := range evs {
-		if e.Type == EventDiagnosis && strings.Contains(e.Message, "proven") {
-			if e.Proof == nil {
-				return &Proof{}
+		if e.Type == EventDiagnosis && e.Proof != nil {
+			if said := strings.Contains(e.Message, "deadlock proven"); said != (e.Proof.Kind == ProofCertain) {
+				return &Proof{Kind: "message says proven: " + ProofKind(e.Message)}
 			}
 			return e.Proof
 		}
@@ -59,9 +60,10 @@ func proofOf(evs []Event) *Proof {
 	return nil
 }
 
-// TestWalkerProofDecisionTable: a deadlock is proven at once, without the
-// grace, only when nothing can still create the missing CRD; every other
-// case keeps the grace and says why, in the proof and the node's message.
+// TestWalkerProofDecisionTable: a deadlock is proven at once, without a
+// wait, only when nothing can still create the missing CRD; every other
+// case waits for an operator (here none shows progress, so the quiet window
+// ends the wait) and says why, in the proof and the node's message.
 func TestWalkerProofDecisionTable(t *testing.T) {
 	absent := func(f *TriggerFact) {}
 	tests := []struct {
@@ -79,26 +81,26 @@ func TestWalkerProofDecisionTable(t *testing.T) {
 		{name: "the CDI CRD is absent", triggers: cdiTriggers, fact: func(f *TriggerFact) { f.CRDAbsent = true },
 			want: ProofCertain, wantWords: []string{"the CRD of CDI.cdi.kubevirt.io does not exist"}},
 		{name: "a CDI object exists", triggers: cdiTriggers, fact: func(f *TriggerFact) { f.Object = "cdi" },
-			want: ProofGrace, wantWords: []string{"a CDI.cdi.kubevirt.io object exists (cdi, trigger from standup.yaml)", "about to create the CRD"}},
+			want: ProofNoProgress, wantWords: []string{"a CDI.cdi.kubevirt.io object exists (cdi, trigger from standup.yaml)", "about to create the CRD"}},
 		{name: "standup may not list CDI", triggers: cdiTriggers, fact: func(f *TriggerFact) {
 			f.Resource, f.Refused, f.Err = "cdis.cdi.kubevirt.io", true, "cdis.cdi.kubevirt.io is forbidden"
 		},
-			want: ProofGrace, wantWords: []string{`forbidden: standup needs "list" on cdis.cdi.kubevirt.io`, "docs/rbac.yaml"}},
+			want: ProofNoProgress, wantWords: []string{`forbidden: standup needs "list" on cdis.cdi.kubevirt.io`, "docs/rbac.yaml"}},
 		{name: "the list failed", triggers: cdiTriggers, fact: func(f *TriggerFact) { f.Err = "the server is currently unable to handle the request" },
-			want: ProofGrace, wantWords: []string{"could not tell whether a CDI.cdi.kubevirt.io object exists: the server is currently unable"}},
+			want: ProofNoProgress, wantWords: []string{"could not tell whether a CDI.cdi.kubevirt.io object exists: the server is currently unable"}},
 		{name: "origin unknown", triggers: func(schema.GroupKind) []crds.Trigger { return nil },
-			want: ProofGrace, wantWords: []string{"the origin of StorageProfile.cdi.kubevirt.io is unknown"}},
-		{name: "no triggers given", want: ProofGrace, wantWords: []string{"origin of StorageProfile.cdi.kubevirt.io is unknown"}},
+			want: ProofNoProgress, wantWords: []string{"the origin of StorageProfile.cdi.kubevirt.io is unknown"}},
+		{name: "no triggers given", want: ProofNoProgress, wantWords: []string{"origin of StorageProfile.cdi.kubevirt.io is unknown"}},
 		{name: "another Kustomization may still apply a trigger", triggers: cdiTriggers,
 			others: []flux.Object{node("elsewhere", true)},
-			want:   ProofGrace, wantWords: []string{"Kustomization flux-system/elsewhere is not Ready and does not wait on flux-system/platform-config"}},
+			want:   ProofNoProgress, wantWords: []string{"Kustomization flux-system/elsewhere is not Ready and does not wait on flux-system/platform-config"}},
 		{name: "one of two operators has its trigger", triggers: func(gk schema.GroupKind) []crds.Trigger {
 			return []crds.Trigger{{Kind: schema.GroupKind{Group: "other.io", Kind: "Other"}, From: "the catalog's other entry"}, {Kind: cdiGK, From: "the catalog's cdi entry"}}
 		}, fact: func(f *TriggerFact) {
 			if f.Kind == cdiGK {
 				f.Object = "cdi"
 			}
-		}, want: ProofGrace, wantWords: []string{"a CDI.cdi.kubevirt.io object exists (cdi, trigger from the catalog's cdi entry)"}},
+		}, want: ProofNoProgress, wantWords: []string{"a CDI.cdi.kubevirt.io object exists (cdi, trigger from the catalog's cdi entry)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,22 +118,25 @@ func TestWalkerProofDecisionTable(t *testing.T) {
 				w.ObserveTrigger(f)
 			}
 			// The loop reads the facts at once and steps again: a certain
-			// proof comes then, well within the grace.
-			act, evs, next := w.Step(t0.Add(time.Second + 20*time.Millisecond))
+			// proof comes then, with no wait.
+			act, evs, _ := w.Step(t0.Add(time.Second + 20*time.Millisecond))
 			proof := proofOf(evs)
-			if tt.want == ProofGrace {
+			if tt.want == ProofNoProgress {
 				none(t, act)
 				if proof != nil {
-					t.Fatalf("proven before the grace: %+v", proof)
+					t.Fatalf("acted on before the quiet window: %+v", proof)
 				}
-				if want := t0.Add(time.Second + DefaultConfirmAfter); !next.Equal(want) {
-					t.Fatalf("next wake %s, want the end of the grace %s", next, want)
+				quietEnd := t0.Add(time.Second + DefaultOperatorQuiet)
+				act, evs, _ = w.Step(quietEnd.Add(-time.Millisecond))
+				none(t, act)
+				if proof = proofOf(evs); proof != nil {
+					t.Fatalf("acted on before the quiet window ended: %+v", proof)
 				}
 				msg := w.nodes[ksID("platform-config")].message
 				if !strings.Contains(msg, tt.wantWords[0]) {
 					t.Errorf("node message %q does not say why it waits: %q", msg, tt.wantWords[0])
 				}
-				act, evs, _ = w.Step(next)
+				act, evs, _ = w.Step(quietEnd)
 				proof = proofOf(evs)
 			}
 			only(t, act, ActionPreApplyCRDs, "platform-config")
@@ -204,9 +209,9 @@ func TestWalkerProofDropsStaleFacts(t *testing.T) {
 	}
 }
 
-// TestWalkerProofKeepsTheSafetyOfTheRace: with the grace kept (a CDI
-// exists), the operator creating the CRD within it clears the suspicion:
-// standup asks again and pre-applies nothing.
+// TestWalkerProofKeepsTheSafetyOfTheRace: with a wait (a CDI exists), the
+// operator creating the CRD within it clears the suspicion: standup asks
+// again and pre-applies nothing.
 func TestWalkerProofKeepsTheSafetyOfTheRace(t *testing.T) {
 	w, _ := proofScene(t, Options{Triggers: cdiTriggers})
 	for _, gk := range w.TriggersWanted() {
@@ -265,8 +270,9 @@ func TestWalkerProofNeverReusesAnEarlierProofsFacts(t *testing.T) {
 }
 
 // TestWalkerProofReadsAppliedTriggersFromInventories: a trigger object a
-// Kustomization applied is in its inventory, so the grace is kept without
-// a list (the seed's apps-vms, once platform-config applied the CDI).
+// Kustomization applied is in its inventory, so the walk waits for its
+// operator without a list to tell it exists (the seed's apps-vms, once
+// platform-config applied the CDI).
 func TestWalkerProofReadsAppliedTriggersFromInventories(t *testing.T) {
 	applier := readyAt(node("applier", false), "")
 	applier.Inventory = []string{"_cdi_cdi.kubevirt.io_CDI", "ns_cm__ConfigMap"}
@@ -277,9 +283,9 @@ func TestWalkerProofReadsAppliedTriggersFromInventories(t *testing.T) {
 	if msg, want := w.nodes[ksID("platform-config")].message, "a CDI.cdi.kubevirt.io object exists (cdi, applied by Kustomization flux-system/applier; trigger from standup.yaml)"; !strings.Contains(msg, want) {
 		t.Fatalf("message %q does not say %q", msg, want)
 	}
-	act, evs, _ := w.Step(t0.Add(time.Second + DefaultConfirmAfter))
+	act, evs, _ := w.Step(t0.Add(time.Second + DefaultOperatorQuiet))
 	only(t, act, ActionPreApplyCRDs, "platform-config")
-	if p := proofOf(evs); p == nil || p.Kind != ProofGrace {
-		t.Fatalf("proof %+v, want the grace", p)
+	if p := proofOf(evs); p == nil || p.Kind != ProofNoProgress {
+		t.Fatalf("proof %+v, want no progress", p)
 	}
 }

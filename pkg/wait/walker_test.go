@@ -237,26 +237,34 @@ func TestWalkerProvesDeadlockThenPreApplies(t *testing.T) {
 	first := only(t, act, ActionReconcile, "platform-config")
 
 	// The failure of standup's own request is only a suspicion until the
-	// grace has passed without an operator creating the CRD.
+	// quiet window has passed without progress (its origin is unknown, so
+	// there is nothing to read) and without an operator creating the CRD.
 	w.ObserveObject(handled(pc, first.Token, "False", "ReconciliationFailed", dryRun))
 	act, evs, next := w.Step(t0.Add(time.Second))
 	none(t, act)
 	if !hasDiagnosis(evs, "suspected") {
 		t.Fatalf("want a suspected-deadlock diagnosis event, got %+v", evs)
 	}
-	if want := t0.Add(time.Second + DefaultConfirmAfter); !next.Equal(want) {
-		t.Fatalf("next wake %s, want the end of the grace %s", next, want)
+	quietEnd := t0.Add(time.Second + DefaultOperatorQuiet)
+	if next.After(quietEnd) {
+		t.Fatalf("next wake %s, after the end of the quiet window %s", next, quietEnd)
 	}
-	act, evs, _ = w.Step(next.Add(-time.Millisecond))
+	act, evs, next = w.Step(quietEnd.Add(-time.Millisecond))
+	if !next.Equal(quietEnd) {
+		t.Fatalf("next wake %s, want the end of the quiet window %s", next, quietEnd)
+	}
 	none(t, act)
-	if hasDiagnosis(evs, "proven") {
-		t.Fatal("proven before the grace ended")
+	if proofOf(evs) != nil {
+		t.Fatal("acted on before the quiet window ended")
 	}
 	// No second reconcile: the CRD watch shows the kind still absent.
 	act, evs, _ = w.Step(next)
 	pre := only(t, act, ActionPreApplyCRDs, "platform-config")
-	if !hasDiagnosis(evs, "proven") || pre.Diagnosis == nil || pre.Diagnosis.Missing[0].Kind != "StorageProfile" {
-		t.Fatalf("want a proven diagnosis naming StorageProfile, got %+v", pre.Diagnosis)
+	if p := proofOf(evs); p == nil || p.Kind != ProofNoProgress || pre.Diagnosis == nil || pre.Diagnosis.Missing[0].Kind != "StorageProfile" {
+		t.Fatalf("want a no-progress proof naming StorageProfile, got %+v, %+v", p, pre.Diagnosis)
+	}
+	if hasDiagnosis(evs, "deadlock proven") {
+		t.Errorf("a wait that ran out says proven: %+v", evs)
 	}
 	phase(t, w, "platform-config", PhaseRemediating)
 
@@ -279,7 +287,7 @@ func TestWalkerRaceWithOperatorIsNotADeadlock(t *testing.T) {
 	w.ObserveObject(handled(vms, kick.Token, "False", "ReconciliationFailed", dryRun))
 	act, _, next := w.Step(t0.Add(time.Second))
 	none(t, act)
-	// The operator creates the CRD within the grace period: no pre-apply, just a retry.
+	// The operator creates the CRD within the quiet window: no pre-apply, just a retry.
 	w.ObserveCRD(spCRD, spGK, true)
 	act, _, _ = w.Step(next)
 	retry := only(t, act, ActionReconcile, "apps-vms")
@@ -303,21 +311,22 @@ func TestWalkerDeadlockOutcomes(t *testing.T) {
 			pc := node("platform-config", false)
 			w := newTestWalker(tt.opts, pc)
 			// Already failing before standup asked: its first request proves
-			// it, once the grace since the first sight has passed.
+			// it, once the quiet window since the first sight has passed.
 			w.ObserveObject(handled(pc, "", "False", "ReconciliationFailed", dryRun))
 			act, _, _ := w.Step(t0)
 			kick := only(t, act, ActionReconcile, "platform-config")
 			w.ObserveObject(handled(pc, kick.Token, "False", "ReconciliationFailed", dryRun))
-			act, _, next := w.Step(t0.Add(time.Second))
+			act, _, _ = w.Step(t0.Add(time.Second))
 			none(t, act)
+			next := t0.Add(time.Second + DefaultOperatorQuiet)
 			act, _, _ = w.Step(next)
 			if tt.result != nil {
 				pre := only(t, act, ActionPreApplyCRDs, "platform-config")
 				w.Done(ActionResult{Action: pre, Err: tt.result})
-				w.Step(t0.Add(2 * time.Second))
+				w.Step(next.Add(time.Second))
 			}
 			phase(t, w, "platform-config", PhaseFailed)
-			s := w.Summary(t0.Add(2*time.Second), false)
+			s := w.Summary(next.Add(time.Second), false)
 			if len(s.Deadlocked) != 1 {
 				t.Fatalf("summary = %+v, want one deadlock", s)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
+	"github.com/kubestandup/standup/pkg/config"
 	"github.com/kubestandup/standup/pkg/render"
 )
 
@@ -99,7 +100,7 @@ func renderCheckout(ctx context.Context, command string, opts auditOptions) (*re
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := audit.LoadConfig(ctx, res.RepoRoot)
+	cfg, err := config.Load(ctx, res.RepoRoot)
 	if err != nil {
 		return nil, nil, err
 	}

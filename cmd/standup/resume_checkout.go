@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
@@ -13,7 +12,7 @@ import (
 
 // slowFromCheckout renders the checkout of --path, when given, for the
 // Kustomizations whose reconcile waits on a controller
-// (audit.SlowReconciles). It is a hint for the walk's order: a
+// (render.SlowReconciles). It is a hint for the walk's order: a
 // Kustomization that does not render gets none, and the live graph, not
 // the checkout, is what the walk follows.
 func slowFromCheckout(ctx context.Context, path, repoRoot string, quiet bool, streams Streams) (map[tiers.ID]string, error) {
@@ -24,7 +23,7 @@ func slowFromCheckout(ctx context.Context, path, repoRoot string, quiet bool, st
 	if err != nil {
 		return nil, fmt.Errorf("--path: %w", err)
 	}
-	slow := audit.SlowReconciles(res)
+	slow := render.SlowReconciles(res)
 	n := countKustomizations(res.Objects)
 	// The render's garbage (every build's files and resource maps) would
 	// otherwise stay mapped while the walk's informers grow beside it: hand

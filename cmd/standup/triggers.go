@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/catalog"
+	"github.com/kubestandup/standup/pkg/config"
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/wait"
 )
@@ -59,7 +59,7 @@ func (o operatorWait) set(opts *wait.Options) {
 // loadTriggers reads what a walk knows of runtime CRDs: the standup.yaml
 // of --config, else of the checkout standup runs in, and the catalog.
 func loadTriggers(ctx context.Context, file string) (crds.Triggers, error) {
-	cfg, read, err := audit.FindConfig(ctx, file, ".")
+	cfg, read, err := config.Find(ctx, file, ".")
 	if err != nil && file == "" {
 		return nil, fmt.Errorf("%w (the checkout's standup.yaml, read for runtime CRD triggers: fix it, or name another file with --config)", err)
 	}
@@ -70,5 +70,5 @@ func loadTriggers(ctx context.Context, file string) (crds.Triggers, error) {
 	if err != nil {
 		return nil, err
 	}
-	return audit.RuntimeTriggers(cfg, read, cat), nil
+	return config.RuntimeTriggers(cfg, read, cat), nil
 }

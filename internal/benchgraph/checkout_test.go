@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/kubestandup/standup/internal/benchgraph"
-	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/render"
 )
 
@@ -31,7 +30,7 @@ func TestCheckoutNamesTheSlowNodes(t *testing.T) {
 		t.Fatalf("rendered %d Kustomizations (%d failed), want %d", len(res.Objects), len(res.Failed), len(g.Nodes))
 	}
 	var got, want []string
-	for id := range audit.SlowReconciles(res) {
+	for id := range render.SlowReconciles(res) {
 		got = append(got, id.Name)
 	}
 	for _, n := range g.Nodes {

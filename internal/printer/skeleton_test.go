@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kubestandup/standup/pkg/audit"
+	"github.com/kubestandup/standup/pkg/config"
 )
 
 // skeletonFixture has every kind of finding, a placeholder trigger among them.
@@ -24,7 +25,7 @@ func skeletonFixture() *audit.Skeleton {
 	return &audit.Skeleton{
 		Path: "clusters/prod",
 		Config: audit.Config{
-			APIVersion: audit.ConfigAPIVersion, Kind: audit.ConfigKind,
+			APIVersion: config.APIVersion, Kind: config.Kind,
 			RuntimeCRDs:       []audit.RuntimeCRD{{Trigger: cdi, Kinds: []audit.GroupKind{profile}}, {Trigger: todo, Kinds: []audit.GroupKind{backup}}},
 			ChartCRDs:         []audit.ChartCRD{{HelmRelease: hr, Kinds: []audit.GroupKind{issuer}}},
 			KustomizationCRDs: []audit.KustomizationCRD{{Kustomization: shared, Kinds: []audit.GroupKind{alpha}}},
@@ -60,13 +61,13 @@ func TestSkeletonYAMLRoundTrip(t *testing.T) {
 	if err := PrintSkeleton(&out, FormatYAML, sk); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := audit.ParseConfig(out.Bytes()); err == nil || !strings.Contains(err.Error(), "runtimeCRDs[1].trigger.kind is still the skeleton's TODO") {
-		t.Fatalf("ParseConfig(skeleton with a placeholder) = %v, want the placeholder refused", err)
+	if _, err := config.Parse(out.Bytes()); err == nil || !strings.Contains(err.Error(), "runtimeCRDs[1].trigger.kind is still the skeleton's TODO") {
+		t.Fatalf("config.Parse(skeleton with a placeholder) = %v, want the placeholder refused", err)
 	}
 	filled := strings.Replace(out.String(), "kind: TODO", "kind: BackupOperator", 1)
-	cfg, err := audit.ParseConfig([]byte(filled))
+	cfg, err := config.Parse([]byte(filled))
 	if err != nil {
-		t.Fatalf("ParseConfig(filled skeleton) = %v\n%s", err, filled)
+		t.Fatalf("config.Parse(filled skeleton) = %v\n%s", err, filled)
 	}
 	want := sk.Config
 	want.RuntimeCRDs[1].Trigger.Kind = "BackupOperator"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubestandup/standup/pkg/config"
 	"github.com/kubestandup/standup/pkg/render"
 )
 
@@ -80,7 +81,7 @@ func loadAndAudit(tb testing.TB, dir string, n int) *Report {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg, err := LoadConfig(context.Background(), res.RepoRoot)
+	cfg, err := config.Load(context.Background(), res.RepoRoot)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func BenchmarkAudit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := LoadConfig(context.Background(), res.RepoRoot)
+	cfg, err := config.Load(context.Background(), res.RepoRoot)
 	if err != nil {
 		b.Fatal(err)
 	}

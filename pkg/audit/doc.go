@@ -15,5 +15,6 @@
 // not imply the CRD exists, unknown kinds, literal ${VAR} tokens and the graph
 // errors of package tiers. docs/audit.md documents every code.
 //
-// Everything but LoadConfig is pure: no cluster, no files.
+// Nothing touches a cluster, and everything but the bootstrap (bootstrap.go,
+// which reads what the repository installs before Flux) is pure.
 package audit

@@ -11,14 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubestandup/standup/pkg/catalog"
+	"github.com/kubestandup/standup/pkg/config"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// TriggerPlaceholder is the trigger kind a skeleton entry carries when the
-// cluster does not say which object makes the operator create the CRDs.
-// ParseConfig refuses it, so an unedited skeleton cannot be committed.
-const TriggerPlaceholder = "TODO"
+// TriggerPlaceholder is the trigger kind a skeleton entry carries
+// (config.TriggerPlaceholder): config.Parse refuses it.
+const TriggerPlaceholder = config.TriggerPlaceholder
 
 // Labels and annotations that tell who applied a live CRD.
 const (
@@ -157,7 +157,7 @@ func BuildSkeleton(res *render.Result, cfg *Config, live []ClusterCRD, inventori
 		}
 	}
 	releases := releasesOf(res)
-	sk := &Skeleton{Path: res.Path, Config: Config{APIVersion: ConfigAPIVersion, Kind: ConfigKind}}
+	sk := &Skeleton{Path: res.Path, Config: Config{APIVersion: config.APIVersion, Kind: config.Kind}}
 	for _, c := range live {
 		gk := c.Defines
 		switch {

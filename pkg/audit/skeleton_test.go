@@ -209,10 +209,10 @@ func TestSkeletonPlaceholderRefused(t *testing.T) {
 	if sk.Placeholders != 1 || !slices.ContainsFunc(sk.Config.RuntimeCRDs, func(r RuntimeCRD) bool { return r.Trigger.Kind == TriggerPlaceholder }) {
 		t.Fatalf("want one placeholder trigger, got %+v", sk.Config.RuntimeCRDs)
 	}
-	err = sk.Config.validate()
+	err = sk.Config.Validate()
 	want := "runtimeCRDs[0].trigger.kind is still the skeleton's TODO: name the kind whose objects make the operator create Backup.ops.example.org"
 	if err == nil || err.Error() != want {
-		t.Fatalf("validate() = %v, want %q", err, want)
+		t.Fatalf("Validate() = %v, want %q", err, want)
 	}
 }
 

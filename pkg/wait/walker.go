@@ -59,7 +59,7 @@ type Options struct {
 	// Bundle, when set, lets diagnoses say which missing kinds it can supply.
 	Bundle *crds.Bundle
 	// Slow names the Kustomizations whose reconcile is expected to take
-	// long (audit.SlowReconciles of the checkout), each with the object
+	// long (render.SlowReconciles of the checkout), each with the object
 	// that makes it so. With it, the walk feeds kustomize-controller a few
 	// requests at a time, slow chains first (walker_feed.go); without it,
 	// every ready Kustomization is requested at once.

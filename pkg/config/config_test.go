@@ -1,4 +1,4 @@
-package audit
+package config
 
 import (
 	"context"
@@ -36,7 +36,7 @@ chartCRDs:
     kinds: [{group: cert-manager.io, kind: ClusterIssuer}]
 `,
 		want: &Config{
-			APIVersion: ConfigAPIVersion, Kind: ConfigKind,
+			APIVersion: APIVersion, Kind: Kind,
 			RuntimeCRDs: []RuntimeCRD{{Trigger: GroupKind{"cdi.kubevirt.io", "CDI"}, Kinds: []GroupKind{{"cdi.kubevirt.io", "StorageProfile"}}}},
 			ChartCRDs:   []ChartCRD{{HelmRelease: NamespacedName{"cert-manager", "cert-manager"}, Kinds: []GroupKind{{"cert-manager.io", "ClusterIssuer"}}}},
 		},
@@ -148,7 +148,7 @@ chartCRDs:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseConfig([]byte(tt.yaml))
+			got, err := Parse([]byte(tt.yaml))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want it to contain %q", err, tt.wantErr)
@@ -167,17 +167,17 @@ chartCRDs:
 
 func TestLoadConfig(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := LoadConfig(context.Background(), dir)
+	cfg, err := Load(context.Background(), dir)
 	if err != nil || !reflect.DeepEqual(cfg, &Config{}) {
 		t.Fatalf("no standup.yaml: got %+v, %v; want the zero Config", cfg, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "standup.yaml"), []byte("bogus: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(context.Background(), dir); err == nil || !strings.Contains(err.Error(), `unknown field "bogus"`) {
+	if _, err := Load(context.Background(), dir); err == nil || !strings.Contains(err.Error(), `unknown field "bogus"`) {
 		t.Fatalf("got %v, want the unknown field named", err)
 	}
-	cfg, err = LoadConfig(context.Background(), filepath.Join("..", "..", "examples", "homelab"))
+	cfg, err = Load(context.Background(), filepath.Join("..", "..", "examples", "homelab"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,16 +220,16 @@ func TestLoadConfigBoundsHostileFiles(t *testing.T) {
 			tt.make(t, filepath.Join(dir, "standup.yaml"))
 			done := make(chan error, 1)
 			go func() {
-				_, err := LoadConfig(context.Background(), dir)
+				_, err := Load(context.Background(), dir)
 				done <- err
 			}()
 			select {
 			case err := <-done:
 				if _, ok := input.IsLimit(err); !ok || !strings.HasPrefix(err.Error(), tt.want) {
-					t.Fatalf("LoadConfig = %v, want a *input.LimitError: %s...", err, tt.want)
+					t.Fatalf("Load = %v, want a *input.LimitError: %s...", err, tt.want)
 				}
 			case <-time.After(time.Minute):
-				t.Fatal("LoadConfig still running after a minute")
+				t.Fatal("Load still running after a minute")
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package audit
+package render
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
 
 	"github.com/kubestandup/standup/pkg/flux"
-	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -24,7 +23,7 @@ import (
 // It is a guess from the manifests, never a measurement: a walk uses it
 // only to choose which ready Kustomization to hand a busy controller
 // first, so a wrong guess costs order, never correctness.
-func SlowReconciles(res *render.Result) map[tiers.ID]string {
+func SlowReconciles(res *Result) map[tiers.ID]string {
 	slow := map[tiers.ID]string{}
 	for _, obj := range res.Objects {
 		if obj.ID.Kind != flux.KindKustomization || (!obj.Wait && !obj.HasHealthChecks) {
@@ -54,15 +53,15 @@ func SlowReconciles(res *render.Result) map[tiers.ID]string {
 // whose controller may report a Ready condition; 2: a built-in kind
 // kstatus does not find Current as applied, or a Flux object), and names
 // it.
-func takesTime(m render.Manifest) (string, int) {
+func takesTime(m Manifest) (string, int) {
 	u := m.Object
 	gvk := u.GroupVersionKind()
-	gk := GroupKind{Group: gvk.Group, Kind: gvk.Kind}
+	gk := gvk.GroupKind()
 	name := fmt.Sprintf("%s/%s", gvk.Kind, u.GetName())
 	switch {
-	case isFlux(gk):
+	case IsFlux(gk):
 		return name, 2
-	case !isBuiltin(gk):
+	case !IsBuiltin(gk):
 		return name, 1
 	}
 	res, err := status.Compute(u)

@@ -1,4 +1,4 @@
-package audit
+package config
 
 import (
 	"context"
@@ -16,14 +16,14 @@ import (
 	"github.com/kubestandup/standup/pkg/render"
 )
 
-// FindConfig finds the standup.yaml a live command (resume, crds) reads:
+// Find finds the standup.yaml a live command (resume, crds) reads:
 // file when given, which must exist; else standup.yaml at the root of the
 // checkout holding dir (render.FindRepoRoot: the nearest ancestor with .git
 // or standup.yaml), when there is one; else none. It returns the config,
 // the zero Config when there is none, and the file it read ("" for none).
 // A file that exists but does not parse is an error naming it: a walk
 // must not prove deadlocks on a half-read declaration.
-func FindConfig(ctx context.Context, file, dir string) (*Config, string, error) {
+func Find(ctx context.Context, file, dir string) (*Config, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
@@ -47,7 +47,7 @@ func FindConfig(ctx context.Context, file, dir string) (*Config, string, error) 
 	if err != nil {
 		return nil, "", fmt.Errorf("config %s: %w", file, err)
 	}
-	cfg, err := ParseConfig(data)
+	cfg, err := Parse(data)
 	if err != nil {
 		return nil, "", fmt.Errorf("config %s: %w", file, err)
 	}
@@ -73,7 +73,7 @@ func RuntimeTriggers(cfg *Config, from string, cat *catalog.Catalog) crds.Trigge
 	if cfg != nil {
 		for _, r := range cfg.RuntimeCRDs {
 			tr := crds.Trigger{Kind: schema.GroupKind(r.Trigger), From: from}
-			tr.Timeout, _ = r.Timeout() // ParseConfig refused a bad one
+			tr.Timeout, _ = r.Timeout() // Parse refused a bad one
 			if r.Operator != nil {
 				tr.Operator = r.Operator.String()
 			}

@@ -1,4 +1,4 @@
-package audit
+package config
 
 import (
 	"context"
@@ -103,7 +103,7 @@ func TestFindConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, file, err := FindConfig(context.Background(), tt.file, tt.dir)
+			cfg, file, err := Find(context.Background(), tt.file, tt.dir)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)

@@ -1,4 +1,4 @@
-package audit
+package render
 
 import (
 	"testing"
@@ -6,17 +6,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubestandup/standup/pkg/flux"
-	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 func TestSlowReconciles(t *testing.T) {
-	obj := func(apiVersion, kind, name string, fields map[string]any) render.Manifest {
+	obj := func(apiVersion, kind, name string, fields map[string]any) Manifest {
 		o := map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": name, "namespace": "apps"}}
 		for k, v := range fields {
 			o[k] = v
 		}
-		return render.Manifest{Object: &unstructured.Unstructured{Object: o}}
+		return Manifest{Object: &unstructured.Unstructured{Object: o}}
 	}
 	configMap := obj("v1", "ConfigMap", "settings", nil)
 	secret := obj("v1", "Secret", "token", nil)
@@ -29,30 +28,30 @@ func TestSlowReconciles(t *testing.T) {
 	tests := []struct {
 		name     string
 		wait, hc bool
-		applies  []render.Manifest
+		applies  []Manifest
 		slow     bool
 		because  string
 	}{
-		{"wait on what is Ready as applied", true, false, []render.Manifest{configMap, secret, role, clusterIP}, false, ""},
-		{"wait on a Deployment", true, false, []render.Manifest{configMap, deployment}, true, "Deployment/web"},
-		{"wait on a HelmRelease", true, false, []render.Manifest{helmRelease}, true, "HelmRelease/podinfo"},
-		{"wait on a custom resource", true, false, []render.Manifest{configMap, custom}, true, "Delay/d"},
-		{"named by the surest", true, false, []render.Manifest{custom, deployment, helmRelease}, true, "Deployment/web"},
-		{"wait on a LoadBalancer Service", true, false, []render.Manifest{loadBalancer}, true, "Service/edge"},
-		{"no wait: the apply only", false, false, []render.Manifest{deployment, custom}, false, ""},
-		{"health checks", false, true, []render.Manifest{configMap}, true, "spec.healthChecks"},
+		{"wait on what is Ready as applied", true, false, []Manifest{configMap, secret, role, clusterIP}, false, ""},
+		{"wait on a Deployment", true, false, []Manifest{configMap, deployment}, true, "Deployment/web"},
+		{"wait on a HelmRelease", true, false, []Manifest{helmRelease}, true, "HelmRelease/podinfo"},
+		{"wait on a custom resource", true, false, []Manifest{configMap, custom}, true, "Delay/d"},
+		{"named by the surest", true, false, []Manifest{custom, deployment, helmRelease}, true, "Deployment/web"},
+		{"wait on a LoadBalancer Service", true, false, []Manifest{loadBalancer}, true, "Service/edge"},
+		{"no wait: the apply only", false, false, []Manifest{deployment, custom}, false, ""},
+		{"health checks", false, true, []Manifest{configMap}, true, "spec.healthChecks"},
 		{"wait on nothing", true, false, nil, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := tiers.ID{Kind: flux.KindKustomization, Namespace: "flux-system", Name: "apps"}
 			other := tiers.ID{Kind: flux.KindKustomization, Namespace: "flux-system", Name: "quick"}
-			res := &render.Result{
+			res := &Result{
 				Objects: []flux.Object{
 					{Node: tiers.Node{ID: id}, Wait: tt.wait, HasHealthChecks: tt.hc},
 					{Node: tiers.Node{ID: other}, Wait: true},
 				},
-				Rendered: map[tiers.ID][]render.Manifest{id: tt.applies, other: {configMap}},
+				Rendered: map[tiers.ID][]Manifest{id: tt.applies, other: {configMap}},
 			}
 			got := SlowReconciles(res)
 			why, slow := got[id]

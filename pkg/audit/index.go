@@ -36,6 +36,8 @@ type placed struct {
 	stage int
 	// release holds what a HelmRelease says about its chart.
 	release *releaseInfo
+	// pkg is a Crossplane Provider's spec.package.
+	pkg string
 }
 
 // releaseInfo is what the audit reads from a HelmRelease.
@@ -83,6 +85,9 @@ type index struct {
 	// remote lists the remote resources each Kustomization's build left out
 	// that the catalog knows.
 	remote []remoteManifest
+	// xrds maps the composite and claim kinds of the repository's
+	// Crossplane XRDs to the XRDs that define them.
+	xrds map[GroupKind][]placed
 	// runtime maps a runtime kind to its trigger kind (standup.yaml).
 	runtime map[GroupKind]GroupKind
 	// charts maps a chart kind to the HelmReleases declared to install it
@@ -145,6 +150,7 @@ func newIndex(res *render.Result, cfg *Config, boot *Bootstrap, cat *catalog.Cat
 		byKind:   map[GroupKind][]placed{},
 		releases: map[NamespacedName][]placed{},
 		runtime:  map[GroupKind]GroupKind{},
+		xrds:     map[GroupKind][]placed{},
 		charts:   map[GroupKind][]NamespacedName{},
 		cluster:  map[tiers.ID]string{},
 		external: map[GroupKind][]tiers.ID{},
@@ -175,6 +181,11 @@ func newIndex(res *render.Result, cfg *Config, boot *Bootstrap, cat *catalog.Cat
 		for _, r := range e.Runtime {
 			ix.byKind[GroupKind(r.Trigger)] = nil
 		}
+	}
+	// Crossplane's package kinds install CRDs at runtime, whatever the
+	// catalog holds (crossplane.go).
+	for _, gk := range catalog.CrossplanePackageKinds {
+		ix.byKind[GroupKind(gk)] = nil
 	}
 	for _, c := range cfg.ChartCRDs {
 		for _, gk := range c.Kinds {
@@ -214,7 +225,7 @@ func (ix *index) add(ks tiers.ID, m render.Manifest) objectKind {
 	case GroupKind{Group: crdGroup, Kind: crdKind}, GroupKind{Group: hrGroup, Kind: hrKind},
 		GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "OCIRepository"},
 		GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "GitRepository"},
-		GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "HelmChart"}:
+		GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "HelmChart"}, xrdKind:
 	default:
 		if _, trigger := ix.byKind[gk]; !trigger {
 			return objectKind{gk: gk, stage: stage}
@@ -245,6 +256,12 @@ func (ix *index) add(ks tiers.ID, m render.Manifest) objectKind {
 	case GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "HelmChart"}:
 		chart, _, _ := unstructured.NestedString(m.Object.Object, "spec", "chart")
 		ix.sources["HelmChart/"+p.obj.Namespace+"/"+p.obj.Name] = chart
+	case xrdKind:
+		for _, defined := range xrdKinds(m.Object) {
+			ix.xrds[defined] = append(ix.xrds[defined], p)
+		}
+	case providerKind:
+		p.pkg, _, _ = unstructured.NestedString(m.Object.Object, "spec", "package")
 	}
 	if _, ok := ix.byKind[gk]; ok {
 		ix.byKind[gk] = append(ix.byKind[gk], p)

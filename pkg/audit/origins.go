@@ -45,6 +45,10 @@ type origin struct {
 	fromSource bool
 	// declared is set for standup.yaml's facts.
 	declared bool
+	// via words how a runtime origin's trigger makes the CRD exist, where
+	// "once a Kind is reconciled" does not say it (Crossplane); derived
+	// names the repository fact it was derived from, for KindUse.
+	via, derived string
 	// assumed is set for a chart whose values, completed by valuesFrom,
 	// may or may not switch its CRDs on.
 	assumed bool
@@ -103,6 +107,7 @@ func (ix *index) origins(gk GroupKind, cluster string) originSet {
 	hrs, isChart := ix.charts[gk]
 	kss, isExternal := ix.external[gk]
 	set.declared = isRuntime || isChart || isExternal
+	ix.crossplaneOrigins(gk, set.declared, add)
 	switch {
 	case isRuntime:
 		for _, p := range ix.byKind[trigger] {
@@ -175,7 +180,9 @@ func (ix *index) catalogOrigins(gk GroupKind, add func(origin), set *originSet, 
 	for i := range ix.cat.Entries {
 		e := &ix.cat.Entries[i]
 		r := e.Creates(cgk)
-		if r == nil {
+		if r == nil || len(e.Packages) > 0 {
+			// A package's entry is read by its Provider's spec.package
+			// (crossplaneOrigins), not by any object of its trigger kind.
 			continue
 		}
 		for _, p := range ix.byKind[GroupKind(r.Trigger)] {
@@ -237,6 +244,9 @@ func (o origin) describe(gk GroupKind) string {
 	if o.entry != nil {
 		via = " (catalog: " + o.entry.Name + ")"
 	}
+	if o.via != "" {
+		return fmt.Sprintf("%s's CRD is created at runtime, %s%s", gk, o.via, via)
+	}
 	return fmt.Sprintf("%s's CRD is created at runtime, once a %s is reconciled%s", gk, o.trigger.Kind, via)
 }
 
@@ -247,6 +257,8 @@ func (o origin) evidence() string {
 		return configFile
 	case o.entry != nil:
 		return "catalog: " + o.entry.Name
+	case o.derived != "":
+		return o.derived
 	}
 	return ""
 }

@@ -121,6 +121,11 @@ type Entry struct {
 	// Manifests are URL patterns ("*" matches any run of characters) of
 	// manifests that apply the entry's Install CRDs.
 	Manifests []string `yaml:"manifests"`
+	// Packages are the Crossplane provider package names (PackageName) that
+	// identify the entry: its Runtime sets, triggered by a
+	// pkg.crossplane.io Provider, say which groups the package installs
+	// where the naming convention does not (PackageGroups).
+	Packages []string `yaml:"packages"`
 	// Platform names the distribution that serves the Install kinds before
 	// Flux starts (Talos); empty for charts and manifests.
 	Platform string `yaml:"platform"`
@@ -196,8 +201,10 @@ func (e Entry) validate() error {
 		return errors.New("no name")
 	case !strings.HasPrefix(e.Source, "https://"):
 		return errors.New("source is not an https URL")
-	case len(e.Charts) == 0 && len(e.Manifests) == 0 && e.Platform == "":
-		return errors.New("no charts, manifests or platform identify it")
+	case len(e.Charts) == 0 && len(e.Manifests) == 0 && len(e.Packages) == 0 && e.Platform == "":
+		return errors.New("no charts, manifests, packages or platform identify it")
+	case len(e.Packages) > 0 && !slices.ContainsFunc(e.Runtime, func(r Runtime) bool { return r.Trigger == CrossplaneProvider }):
+		return errors.New("packages without a runtime set triggered by a Provider.pkg.crossplane.io")
 	case len(e.Install) == 0 && len(e.Runtime) == 0:
 		return errors.New("provides no kinds")
 	}

@@ -48,7 +48,7 @@ func TestParseRejects(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
 		{"unknown field", "entries: [{name: a, sourc: x}]", "field sourc not found"},
 		{"no source", "entries: [{name: a, charts: [a], install: [{groups: [a.io]}]}]", "source is not an https URL"},
-		{"no identity", "entries: [{name: a, source: https://x, install: [{groups: [a.io]}]}]", "no charts, manifests or platform"},
+		{"no identity", "entries: [{name: a, source: https://x, install: [{groups: [a.io]}]}]", "no charts, manifests, packages or platform"},
 		{"no kinds", "entries: [{name: a, source: https://x, charts: [a]}]", "provides no kinds"},
 		{"empty install", "entries: [{name: a, source: https://x, charts: [a], install: [{from: crds}]}]", "without groups or kinds"},
 		{"bad from", "entries: [{name: a, source: https://x, charts: [a], install: [{groups: [a.io], from: helm}]}]", `install from "helm"`},

@@ -118,3 +118,14 @@ func conventionGroups(name, group string) bool {
 	family := parts[0] + ".upbound.io"
 	return group == family || group == strings.Join(parts[1:], "")+"."+family
 }
+
+// IsProviderGroup reports whether group may be a Crossplane provider's, by
+// the same conventions, when the package that installs it is not known (a
+// live cluster, where the Provider may not have been applied yet): a group
+// under upbound.io or crossplane.io that is not Crossplane's own.
+func IsProviderGroup(group string) bool {
+	if IsCrossplaneCoreGroup(group) {
+		return false
+	}
+	return strings.HasSuffix(group, ".upbound.io") || strings.HasSuffix(group, ".crossplane.io")
+}

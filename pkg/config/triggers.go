@@ -116,7 +116,8 @@ func markAll(set map[GroupKind]bool, kinds []GroupKind) {
 }
 
 // catalogTriggers is the triggers of every catalog runtime set that
-// creates gk, or none when an entry installs gk too.
+// creates gk, or none when an entry installs gk too; for a kind no entry
+// knows in a Crossplane provider's group, Crossplane's Provider.
 func catalogTriggers(cat *catalog.Catalog, gk catalog.GroupKind) []crds.Trigger {
 	var out []crds.Trigger
 	for i := range cat.Entries {
@@ -133,6 +134,12 @@ func catalogTriggers(cat *catalog.Catalog, gk catalog.GroupKind) []crds.Trigger 
 				out = append(out, tr)
 			}
 		}
+	}
+	if len(out) == 0 && catalog.IsProviderGroup(gk.Group) {
+		// A Crossplane provider's kind: Crossplane's package manager
+		// creates its CRD once a Provider of its package is installed
+		// (catalog.PackageGroups, by the providers' naming).
+		out = append(out, crds.Trigger{Kind: schema.GroupKind(catalog.CrossplaneProvider), From: "Crossplane's provider package naming (" + gk.Group + ")"})
 	}
 	return out
 }

@@ -52,6 +52,11 @@ func TestRuntimeTriggers(t *testing.T) {
 		}},
 		{name: "a chart of the catalog installs it", gk: schema.GroupKind{Group: "cert-manager.io", Kind: "ClusterIssuer"}},
 		{name: "unknown", gk: schema.GroupKind{Group: "example.com", Kind: "Sprocket"}},
+		{name: "a Crossplane provider's group", gk: schema.GroupKind{Group: "aws.upbound.io", Kind: "ProviderConfig"},
+			want: []crds.Trigger{{Kind: schema.GroupKind{Group: "pkg.crossplane.io", Kind: "Provider"}, From: "Crossplane's provider package naming (aws.upbound.io)"}}},
+		{name: "a crossplane-contrib provider's group", gk: schema.GroupKind{Group: "kubernetes.crossplane.io", Kind: "Object"},
+			want: []crds.Trigger{{Kind: schema.GroupKind{Group: "pkg.crossplane.io", Kind: "Provider"}, From: "Crossplane's provider package naming (kubernetes.crossplane.io)"}}},
+		{name: "Crossplane's own kinds come with Crossplane", gk: schema.GroupKind{Group: "apiextensions.crossplane.io", Kind: "Composition"}},
 	}
 	cat, err := catalog.Default()
 	if err != nil {

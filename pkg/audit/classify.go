@@ -101,6 +101,11 @@ type verdict struct {
 	likely *placed
 	// known are the catalog entries that would provide an unknown kind.
 	known []*catalog.Entry
+	// installer is an object applied in the same pass as an unknown kind
+	// that installs CRDs at runtime (a Crossplane package, an OLM
+	// Subscription, a trigger of the catalog or standup.yaml): the kind is
+	// likely one of them, a second-order kind in the pass of its trigger.
+	installer *placed
 	// unrendered is an ancestor Kustomization the checkout does not render,
 	// which may apply an unknown kind's CRD.
 	unrendered *tiers.ID
@@ -230,7 +235,42 @@ func (ix *index) withoutOrigin(ks tiers.ID, gk GroupKind, v verdict) verdict {
 	v.unrendered = ix.unrenderedAncestor(ks)
 	v.remote = ix.remoteBuild(ks)
 	v.known = ix.cat.Providers(catalog.GroupKind(gk))
+	if v.installer = ix.installerInPass(ks, gk); v.installer != nil {
+		v.severity = SeverityWarning
+	}
 	return v
+}
+
+// installerKinds install CRDs at runtime whatever the catalog knows of
+// them: Crossplane's packages and OLM's Subscription (the operator's
+// bundle brings its CRDs once OLM has resolved it).
+var installerKinds = append([]GroupKind{{Group: "operators.coreos.com", Kind: "Subscription"}}, func() []GroupKind {
+	out := make([]GroupKind, len(catalog.CrossplanePackageKinds))
+	for i, gk := range catalog.CrossplanePackageKinds {
+		out[i] = GroupKind(gk)
+	}
+	return out
+}()...)
+
+// installerInPass finds an object ks applies that installs CRDs at
+// runtime, other than an object of gk: a trigger kind of the catalog or
+// standup.yaml, or an installerKinds object. Kinds are tried in a stable
+// order, so the finding names the same installer every run.
+func (ix *index) installerInPass(ks tiers.ID, gk GroupKind) *placed {
+	kinds := slices.SortedFunc(maps.Keys(ix.byKind), func(a, b GroupKind) int {
+		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Kind, b.Kind))
+	})
+	for _, k := range kinds {
+		if k == gk {
+			continue
+		}
+		for i, p := range ix.byKind[k] {
+			if p.ks == ks {
+				return &ix.byKind[k][i]
+			}
+		}
+	}
+	return nil
 }
 
 // remoteBuild finds ks, or a Kustomization Ready before it, whose build left

@@ -182,10 +182,10 @@ func newIndex(res *render.Result, cfg *Config, boot *Bootstrap, cat *catalog.Cat
 			ix.byKind[GroupKind(r.Trigger)] = nil
 		}
 	}
-	// Crossplane's package kinds install CRDs at runtime, whatever the
-	// catalog holds (crossplane.go).
-	for _, gk := range catalog.CrossplanePackageKinds {
-		ix.byKind[GroupKind(gk)] = nil
+	// Crossplane's package kinds and OLM's Subscription install CRDs at
+	// runtime, whatever the catalog holds (installerKinds).
+	for _, gk := range installerKinds {
+		ix.byKind[gk] = nil
 	}
 	for _, c := range cfg.ChartCRDs {
 		for _, gk := range c.Kinds {

@@ -97,6 +97,10 @@ func unknownKindText(v verdict, gk GroupKind) string {
 		}
 		msg += fmt.Sprintf(" (the catalog knows it from %s, which no rendered HelmRelease or manifest of the repository installs)", strings.Join(names, ", "))
 	}
+	if in := v.installer; in != nil {
+		msg += fmt.Sprintf("; but it is applied in the same pass as %s (%s), which installs CRDs at runtime: if %s's CRD is one of them, the dry-run fails on the unknown kind, so the %s is never applied and the pass never converges",
+			in.obj, fileOrUnknown(in.file), gk, in.obj.Kind)
+	}
 	return msg
 }
 
@@ -106,6 +110,10 @@ func unknownKindText(v verdict, gk GroupKind) string {
 func unknownKindFix(v verdict, gk GroupKind) string {
 	otherwise := fmt.Sprintf("if it is installed before Flux, declare it in %s bootstrapCRDs", configFile)
 	switch {
+	case v.installer != nil:
+		in := v.installer
+		return fmt.Sprintf("if %s installs it, move the %s objects to their own Kustomization with dependsOn %s, which needs wait: true (or a health check on %s), and declare it in %s runtimeCRDs with trigger %s; %s",
+			in.obj, gk, in.ks.Name, in.obj, configFile, GroupKind{Group: groupOf(in.obj.APIVersion), Kind: in.obj.Kind}, otherwise)
 	case v.set.disabled != nil:
 		return fmt.Sprintf("set %s in the values of HelmRelease %s/%s, or declare where its CRD comes from in %s",
 			v.set.switches[0], v.set.disabled.obj.Namespace, v.set.disabled.obj.Name, configFile)

@@ -206,11 +206,14 @@ func rbacCommands(w *testenv.World, sc rbacScene, bundle, capture string) []rbac
 		names = append(names, k.Namespace+"/"+k.Name)
 	}
 	infra := sc.g.infra
+	// Sprocket's origin is unknown, so a walk cannot be certain of its
+	// deadlock and waits for an operator first: --operator-quiet shortens
+	// that wait, so that a refusal at the pre-apply comes in seconds.
 	return []rbacCommand{
 		{role: "standup-operator", doc: "standup crds --dry-run", args: []string{"crds", "--dry-run", "--crds", bundle},
 			needs: []grant{{"list", ksResource}, {"list", crdResource}},
 			ok:    expectOut("will create CustomResourceDefinition/"+sprocketsCRD, "dry run: nothing changed")},
-		{role: "standup-operator", doc: "standup crds [--crds DIR]", args: []string{"crds", "--crds", bundle},
+		{role: "standup-operator", doc: "standup crds [--crds DIR]", args: []string{"crds", "--crds", bundle, "--operator-quiet", "2s"},
 			needs: append(slices.Clone(watched), grant{"patch", ksResource}, grant{"list", crdResource}, grant{"create", crdResource}),
 			ok: func(t *testing.T, res cliResult) {
 				crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -224,7 +227,7 @@ func rbacCommands(w *testenv.World, sc rbacScene, bundle, capture string) []rbac
 		{role: "standup-operator", doc: "standup crds --all", args: []string{"crds", "--all", "--crds", bundle},
 			needs: []grant{{"list", ksResource}, {"list", crdResource}, {"create", crdResource}},
 			ok:    expectOut("CustomResourceDefinition/"+gearsCRD+" created", "CustomResourceDefinition/"+sprocketsCRD+" exists: left alone")},
-		{role: "standup-operator", doc: "standup resume [--crds DIR]", args: []string{"resume", "--crds", bundle, "-o", "json"},
+		{role: "standup-operator", doc: "standup resume [--crds DIR]", args: []string{"resume", "--crds", bundle, "--operator-quiet", "2s", "-o", "json"},
 			needs:  append(slices.Clone(watched), grant{"patch", ksResource}, grant{"list", crdResource}, grant{"create", crdResource}),
 			before: func(t *testing.T) { suspendGraph(t, w, sc.stuck) },
 			ok: func(t *testing.T, res cliResult) {
@@ -237,7 +240,7 @@ func rbacCommands(w *testenv.World, sc rbacScene, bundle, capture string) []rbac
 		// OCIRepository and Bucket of infra). Its deadlock keeps the walk
 		// going until a refusal stops it; on the graph the walk above
 		// converged, the node is ready and nothing is written.
-		{role: "standup-operator", doc: "standup resume -n NAMESPACE", args: []string{"resume", "-n", sc.stuck, "--crds", bundle, "-o", "json"},
+		{role: "standup-operator", doc: "standup resume -n NAMESPACE", args: []string{"resume", "-n", sc.stuck, "--crds", bundle, "--operator-quiet", "2s", "-o", "json"},
 			needs: append(slices.Clone(watched), grant{"patch", ksResource}, grant{"list", crdResource}, grant{"create", crdResource}),
 			ok: func(t *testing.T, res cliResult) {
 				if s := summaryOf(t, events(t, res.Stdout)); s.Total != 1 || s.Ready != 1 {

@@ -34,6 +34,7 @@ func Run(ctx context.Context, args []string, streams Streams) error {
 	}
 	prog, bin := invocation(arg0)
 	app := newApp(streams, prog, bin)
+	app.Metadata = map[string]any{commandLineKey: args}
 	notFound := false
 	// `standup help NAME` for a NAME that is no command.
 	app.CommandNotFound = func(c *cli.Context, name string) {

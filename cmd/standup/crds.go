@@ -11,6 +11,7 @@ import (
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/record"
 	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
@@ -23,6 +24,7 @@ type crdsOptions struct {
 	All         bool
 	NodeTimeout time.Duration
 	Operator    operatorWait
+	Record      string
 }
 
 func crdsCommand(streams Streams, prog string) *cli.Command {
@@ -36,7 +38,7 @@ func crdsCommand(streams Streams, prog string) *cli.Command {
 			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "legacy fallback: create every bundle CRD absent from the cluster (never touches one that exists)"},
 			configFlag(&o.Config),
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a repaired Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
-			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator),
+			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator), recordFlag(&o.Record),
 		},
 		Subcommands: []*cli.Command{captureCommand(streams, prog)},
 		Action:      func(c *cli.Context) error { return runCRDs(c.Context, globals(c), *o, streams) },
@@ -59,6 +61,9 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	if err := opts.Operator.check(); err != nil {
 		return err
 	}
+	if opts.Record != "" && (opts.DryRun || opts.All) {
+		return usageErrorf("--record %s: only the repair walk is recorded, and a dry run or --all walks nothing, so it records nothing; drop --record", opts.Record)
+	}
 	bundle, err := crds.LoadBundleOrDefault(opts.Bundle)
 	if err != nil {
 		return err
@@ -75,6 +80,13 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
+	}
+	rec, err := openRecord(ctx, g, cl, opts.Record, opts.DryRun)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		defer rec.Close() // the repair walk closes it first, with its summary
 	}
 	objs, err := flux.ListKustomizations(ctx, cl.Client, g.Namespace)
 	if err != nil {
@@ -103,7 +115,7 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	kinds, helm := repairKinds(ctx, cl, g, streams)
 	walk := wait.Options{NoUnsuspend: true, Timeout: opts.NodeTimeout, Triggers: triggers, Kinds: kinds, WithApplied: true}
 	opts.Operator.set(&walk)
-	summary, err := repairStuck(ctx, g, cl, repairs, bundle, walk, streams)
+	summary, err := repairStuck(ctx, g, cl, repairs, bundle, walk, rec, streams)
 	out.Walked(summary)
 	if helm && err == nil {
 		reportCharts(ctx, cl, repairs, out)
@@ -164,7 +176,7 @@ func closeReport(out printer.CRDsPrinter, err error) error {
 // untouched when ready) with opts: a reconcile standup requests proves each deadlock,
 // the walk pre-applies the missing CRDs, and follows each to Ready. Its
 // progress goes to stderr whatever -o says: stdout holds the report.
-func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []crds.Repair, bundle *crds.Bundle, opts wait.Options, streams Streams) (wait.Summary, error) {
+func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []crds.Repair, bundle *crds.Bundle, opts wait.Options, rec *record.Writer, streams Streams) (wait.Summary, error) {
 	var names []string
 	var explained []tiers.ID
 	for _, r := range repairs {
@@ -175,14 +187,15 @@ func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []cr
 	}
 	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: printer.FormatText, Quiet: g.Quiet, NoColor: g.NoColor, Explained: explained})
 	opts.Selection = tiers.Selection{Namespace: g.Namespace, Only: names}
-	loop := &wait.Loop{Dynamic: cl.Dynamic, Client: cl.Client, Bundle: bundle, Options: opts, OnEvent: out.Event}
+	loop := &wait.Loop{Dynamic: cl.Dynamic, Client: cl.Client, Bundle: bundle, Options: opts}
+	recorded(loop, out, rec)
 	summary, err := loop.Run(ctx)
 	summary = summaryStopped(summary, err)
 	out.Close(summary)
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
 	}
-	return summary, err
+	return summary, closeRecorded(rec, summary, err)
 }
 
 // createAll is `crds --all`: every bundle CRD absent from the cluster is

@@ -32,6 +32,9 @@ type globalOptions struct {
 	// RequestTimeout bounds one API request other than a watch.
 	RequestTimeout time.Duration
 	Verbose        bool
+	// CommandLine is the command line as given to Run, for the incident
+	// record.
+	CommandLine []string
 }
 
 func globals(c *cli.Context) globalOptions {
@@ -54,7 +57,14 @@ func globals(c *cli.Context) globalOptions {
 		Timeout:        setAt(c, "timeout").Duration("timeout"),
 		RequestTimeout: requestTimeout,
 		Verbose:        setAt(c, "verbose").Bool("verbose"),
+		CommandLine:    commandLine(c),
 	}
+}
+
+// commandLine is the command line Run was given (app.Metadata).
+func commandLine(c *cli.Context) []string {
+	args, _ := c.App.Metadata[commandLineKey].([]string)
+	return args
 }
 
 // useColor decides colour for w: a terminal, and neither --no-color nor NO_COLOR.

@@ -21,6 +21,7 @@ type resumeOptions struct {
 	NodeTimeout                                   time.Duration
 	Kinds, From, Only, Exclude                    cli.StringSlice
 	Operator                                      operatorWait
+	Record                                        string
 }
 
 func resumeCommand(streams Streams, prog string) *cli.Command {
@@ -41,7 +42,7 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most `N` at once (0: unlimited)"},
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle `DIR` for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
 			configFlag(&o.Config),
-			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator),
+			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator), recordFlag(&o.Record),
 			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "the `DIR` of the git checkout the cluster reconciles (e.g. clusters/prod): standup renders it to see which Kustomizations wait on workloads, and hands a busy kustomize-controller their dependency chains first"},
 			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "with --path: repository root `DIR` that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
@@ -72,6 +73,9 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if err := opts.Operator.check(); err != nil {
 		return err
 	}
+	if opts.Record != "" && opts.DryRun {
+		return usageErrorf("--record %s: a dry run changes nothing and records nothing; drop --record or --dry-run", opts.Record)
+	}
 	in, err := readResumeInput(ctx, opts, args)
 	if err != nil {
 		return err
@@ -79,6 +83,13 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	cl, err := connect(ctx, g)
 	if err != nil {
 		return err
+	}
+	rec, err := openRecord(ctx, g, cl, opts.Record, opts.DryRun)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		defer rec.Close() // a walk closes it first, with its summary
 	}
 	slow, err := slowFromCheckout(ctx, opts.Path, opts.RepoRoot, g.Quiet, streams)
 	if err != nil {
@@ -105,5 +116,5 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if opts.DryRun {
 		return printPlan(ctx, g, cl, objs, in.bundle, walkOpts, streams)
 	}
-	return walk(ctx, g, cl, in.bundle, walkOpts, streams)
+	return walk(ctx, g, cl, in.bundle, walkOpts, rec, streams)
 }

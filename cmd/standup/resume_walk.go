@@ -6,22 +6,21 @@ import (
 
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/record"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
 // walk is `resume` without --dry-run: the live walk with opts, its
 // progress in the -o format, and the error its summary deserves.
-func walk(ctx context.Context, g globalOptions, cl *cluster, bundle *crds.Bundle, opts wait.Options, streams Streams) error {
+func walk(ctx context.Context, g globalOptions, cl *cluster, bundle *crds.Bundle, opts wait.Options, rec *record.Writer, streams Streams) error {
 	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: g.Output, Quiet: g.Quiet, NoColor: g.NoColor})
-	loop := &wait.Loop{
-		Dynamic: cl.Dynamic, Client: cl.Client, Options: opts,
-		Bundle: bundle, OnEvent: out.Event,
-	}
+	loop := &wait.Loop{Dynamic: cl.Dynamic, Client: cl.Client, Options: opts, Bundle: bundle}
+	recorded(loop, out, rec)
 	summary, err := loop.Run(ctx)
 	summary = summaryStopped(summary, err)
 	out.Close(summary)
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
 	}
-	return walkError(summary, err)
+	return closeRecorded(rec, summary, walkError(summary, err))
 }

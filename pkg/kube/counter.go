@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // RequestCounter counts API requests by verb and resource. It wraps a REST
@@ -13,7 +15,25 @@ import (
 type RequestCounter struct {
 	mu     sync.Mutex
 	counts map[Request]int
+	// observer, when set (Observe), hears of every request once it ends.
+	observer atomic.Pointer[func(Observed)]
 }
+
+// Observed is one request as it ended: what it was, its status and how
+// long it took. It holds the URL path only: never a query or a body.
+type Observed struct {
+	Request
+	Start    time.Time
+	Path     string
+	Code     int
+	Duration time.Duration
+	Err      error
+}
+
+// Observe has f hear of every request the counter's transport makes from
+// now on, once it ends (the incident record). f runs on the request's
+// goroutine and must be quick.
+func (c *RequestCounter) Observe(f func(Observed)) { c.observer.Store(&f) }
 
 // Request is one kind of API call: a Kubernetes verb on a resource.
 type Request struct {
@@ -27,8 +47,20 @@ func (r Request) String() string { return r.Verb + " " + r.Resource }
 // Wrap returns a transport that counts requests and forwards them to rt.
 func (c *RequestCounter) Wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		c.record(Classify(req.Method, req.URL.Path, req.URL.Query().Get("watch") == "true"))
-		return rt.RoundTrip(req)
+		r := Classify(req.Method, req.URL.Path, req.URL.Query().Get("watch") == "true")
+		c.record(r)
+		observe := c.observer.Load()
+		if observe == nil {
+			return rt.RoundTrip(req)
+		}
+		start := time.Now()
+		resp, err := rt.RoundTrip(req)
+		o := Observed{Request: r, Start: start, Path: req.URL.Path, Duration: time.Since(start), Err: err}
+		if resp != nil {
+			o.Code = resp.StatusCode
+		}
+		(*observe)(o)
+		return resp, err
 	})
 }
 

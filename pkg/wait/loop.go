@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/tiers"
 )
 
 // Resources the walk watches besides Flux's own (flux.KustomizationGVR,
@@ -34,6 +35,9 @@ type Loop struct {
 	Bundle *crds.Bundle
 	// OnEvent receives every event, in order, from the loop's goroutine.
 	OnEvent func(Event)
+	// OnGraph, when set, receives the graph once, when the walk first has
+	// it, before the events of that Step (the incident record's graph).
+	OnGraph func(*tiers.Graph)
 	// Resync is the informers' resync period; zero means none.
 	Resync time.Duration
 	// Cluster performs the walk's writes; nil writes through Client
@@ -67,6 +71,7 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 	watched := map[string]bool{}
 	sourceFactory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
 	act := l.actor()
+	graphSent := false
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -95,6 +100,10 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		actions, events, next := w.Step(now)
 		if err := w.GraphError(); err != nil {
 			return w.Summary(now, false), err
+		}
+		if g := w.Graph(); l.OnGraph != nil && g != nil && !graphSent {
+			l.OnGraph(g)
+			graphSent = true
 		}
 		l.emit(events)
 		if interrupted, err := l.performAll(ctx, act, w, actions); err != nil {

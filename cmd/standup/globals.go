@@ -142,6 +142,9 @@ func globalUseOf(path string) (use globalUse, ok bool) {
 		return globalUse{Output: true}, true
 	case "completion", "__man":
 		return globalUse{}, true
+	case "report":
+		// A file in, a report out: no cluster, nothing to narrow.
+		return globalUse{Output: true, Run: true}, true
 	case "tiers":
 		return globalUse{Output: true, Run: true, Cluster: true, ClusterWhen: "without --path",
 			Namespace: "show only the nodes in `NAMESPACE`, at their tiers in the whole graph; their dependencies elsewhere are marked (outside)" + allNamespaces}, true

@@ -64,6 +64,7 @@ func registry() map[string]Formats {
 		"audit":                {Names: AuditFormats()},
 		"audit --from-cluster": {Names: SkeletonFormats()},
 		"check":                {Names: CheckFormats()},
+		"report":               {Names: ReportFormats()},
 		// completion writes a shell script, whatever -o says but json.
 		"completion": {Names: []string{FormatText}},
 	}

@@ -19,7 +19,9 @@ func seedRecord(t *testing.T) []byte {
 	t.Helper()
 	t0 := time.Date(2026, 12, 3, 3, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	id := func(name string) *tiers.ID { return &tiers.ID{Kind: "Kustomization", Namespace: "flux-system", Name: name} }
+	id := func(name string) *tiers.ID {
+		return &tiers.ID{Kind: "Kustomization", Namespace: "flux-system", Name: name}
+	}
 	platform, apps, vms := id("platform"), id("apps"), id("vms")
 	var buf bytes.Buffer
 	w := record.NewWriter(&buf, 0)

@@ -149,7 +149,7 @@ func writeReport(b *strings.Builder, r *record.Report, md bool) {
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf("%s=%d", k, r.Writes[k])
 		}
-		fmt.Fprintf(b, "\nAPI writes: %s (of %d requests, %d failed)\n", strings.Join(parts, ", "), r.Requests, r.Failed)
+		fmt.Fprintf(b, "\nAPI writes: %s (of %d requests; %d answered with an error status or not at all, as the json lists)\n", strings.Join(parts, ", "), r.Requests, r.Failed)
 	}
 
 	if len(r.Decisions) > 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/record"
 	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
 )
@@ -43,6 +44,13 @@ func documentedTypes() map[string]reflect.Type {
 		"Plan step":     reflect.TypeFor[planRecord](),
 		"Plan deadlock": reflect.TypeFor[wait.PlanDeadlock](),
 		"Plan CRD":      reflect.TypeFor[wait.PlanCRD](),
+		// resume --record, crds --record
+		"Record header":  reflect.TypeFor[record.Header](),
+		"Record graph":   reflect.TypeFor[record.Graph](),
+		"Graph node":     reflect.TypeFor[tiers.Node](),
+		"Dependency":     reflect.TypeFor[tiers.Dependency](),
+		"Record request": reflect.TypeFor[record.Request](),
+		"Record dropped": reflect.TypeFor[record.Dropped](),
 	}
 }
 
@@ -83,7 +91,7 @@ func TestOutputDocMatchesTheTypes(t *testing.T) {
 	for _, typ := range types {
 		documented[typ] = true
 	}
-	for _, root := range []reflect.Type{reflect.TypeFor[walkRecord](), reflect.TypeFor[planRecord](), reflect.TypeFor[crdsDocument](), reflect.TypeFor[captureDocument]()} {
+	for _, root := range []reflect.Type{reflect.TypeFor[walkRecord](), reflect.TypeFor[planRecord](), reflect.TypeFor[crdsDocument](), reflect.TypeFor[captureDocument](), reflect.TypeFor[record.Line]()} {
 		for _, typ := range objectTypes(root) {
 			if !documented[typ] {
 				t.Errorf("%s holds %s, which docs/output.md has no table for", root, typ)

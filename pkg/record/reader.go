@@ -33,7 +33,7 @@ type Record struct {
 // TimedRequest is a request line with its time.
 type TimedRequest struct {
 	Request
-	At time.Time
+	At time.Time `json:"at"`
 }
 
 // Read reads a record. A last line cut short is left out (Truncated); any

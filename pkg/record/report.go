@@ -44,7 +44,12 @@ type Report struct {
 	// response or a status of 400 or more.
 	Requests int `json:"requests"`
 	Failed   int `json:"failedRequests"`
+	// Errors are the first MaxReportedErrors of those requests.
+	Errors []TimedRequest `json:"errors,omitempty"`
 }
+
+// MaxReportedErrors bounds Report.Errors.
+const MaxReportedErrors = 50
 
 // NodeReport is one node's part of the bring-up.
 type NodeReport struct {
@@ -90,6 +95,9 @@ func Analyze(rec *Record) *Report {
 		r.Requests++
 		if q.Code == 0 || q.Code >= 400 {
 			r.Failed++
+			if len(r.Errors) < MaxReportedErrors {
+				r.Errors = append(r.Errors, q)
+			}
 		}
 		if q.Mutation() {
 			r.Writes[q.Verb+" "+q.Resource]++

@@ -98,6 +98,7 @@ func newApp(streams Streams, prog, bin string) *cli.App {
 			crdsCommand(streams, prog),
 			auditCommand(streams, prog),
 			checkCommand(streams, prog),
+			rehearseCommand(streams, prog),
 			reportCommand(streams, prog),
 			completionCommand(streams, prog, bin),
 			manCommand(streams),

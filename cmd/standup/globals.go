@@ -142,6 +142,9 @@ func globalUseOf(path string) (use globalUse, ok bool) {
 		return globalUse{Output: true}, true
 	case "completion", "__man":
 		return globalUse{}, true
+	case "rehearse":
+		// A checkout in, a prediction out, whole: no cluster, nothing to narrow.
+		return globalUse{Output: true, Run: true}, true
 	case "report":
 		// A file in, a report out: no cluster, nothing to narrow.
 		return globalUse{Output: true, Run: true}, true

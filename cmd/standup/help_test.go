@@ -270,7 +270,7 @@ func TestCompletionScripts(t *testing.T) {
 		sh := script + "\nCOMP_WORDS=(standup tiers -o '')\nCOMP_CWORD=3\n__standup_complete\necho \"${COMPREPLY[*]}\"\n" +
 			"COMP_WORDS=(standup '')\nCOMP_CWORD=1\n__standup_complete\necho \"${COMPREPLY[*]}\"\n"
 		out, err := exec.Command("bash", "--norc", "-c", sh).CombinedOutput()
-		if err != nil || string(out) != "text json yaml dot mermaid shell\nversion tiers resume crds audit check report completion\n" {
+		if err != nil || string(out) != "text json yaml dot mermaid shell\nversion tiers resume crds audit check rehearse report completion\n" {
 			t.Errorf("bash completes %q (%v)", out, err)
 		}
 	}

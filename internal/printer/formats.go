@@ -65,6 +65,7 @@ func registry() map[string]Formats {
 		"audit --from-cluster": {Names: SkeletonFormats()},
 		"check":                {Names: CheckFormats()},
 		"report":               {Names: ReportFormats()},
+		"rehearse":             {Names: RehearseFormats()},
 		// completion writes a shell script, whatever -o says but json.
 		"completion": {Names: []string{FormatText}},
 	}

@@ -1,0 +1,153 @@
+package printer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kubestandup/standup/pkg/rehearse"
+)
+
+// Rehearsal is what `standup rehearse` prints: the repository, the model,
+// and each contender's predicted bring-up.
+type Rehearsal struct {
+	Path           string             `json:"path"`
+	Kustomizations int                `json:"kustomizations"`
+	HelmReleases   int                `json:"helmReleases"`
+	Model          rehearse.Model     `json:"model"`
+	Results        []*rehearse.Result `json:"results"`
+	// Picture is the contender whose Gantt chart -o mermaid draws.
+	Picture int `json:"-"`
+}
+
+// RehearseSchemaVersion is the version of `standup rehearse -o json`.
+const RehearseSchemaVersion = 1
+
+func rehearsePrinters() []docPrinter[Rehearsal] {
+	return []docPrinter[Rehearsal]{
+		{FormatText, builder(writeRehearsal)},
+		{FormatJSON, writer(func(w io.Writer, r Rehearsal) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(struct {
+				SchemaVersion int `json:"schemaVersion"`
+				Rehearsal
+			}{RehearseSchemaVersion, r})
+		})},
+		{FormatMermaid, writer(func(w io.Writer, r Rehearsal) error { return r.Results[r.Picture].Timeline.Mermaid(w) })},
+	}
+}
+
+// RehearseFormats are the formats of `standup rehearse`.
+func RehearseFormats() []string { return formatNames(rehearsePrinters()) }
+
+// PrintRehearsal writes r to w in format, rendered whole first.
+func PrintRehearsal(w io.Writer, format string, r Rehearsal) error {
+	p, err := lookup(rehearsePrinters(), format)
+	if err != nil {
+		return err
+	}
+	var buf strings.Builder
+	if err := p.write(&buf, r, renderContext{out: w}); err != nil {
+		return fmt.Errorf("rehearse %s output: %w", format, err)
+	}
+	_, err = io.WriteString(w, buf.String())
+	return err
+}
+
+func dsecs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
+
+func allReady(r *rehearse.Result) string {
+	if !r.Converged {
+		return "never"
+	}
+	return dsecs(r.AllReady)
+}
+
+// minStall is the shortest stall the text lists (-o json has them all).
+const minStall = 100 * time.Millisecond
+
+// stallsOf are res's stalls of nodes that end Ready, of at least minStall:
+// a node that never converges stalls for ever, and says why instead.
+func stallsOf(res *rehearse.Result) []rehearse.Stall {
+	never := map[string]bool{}
+	for _, n := range res.Never {
+		never[n.Node.String()] = true
+	}
+	var out []rehearse.Stall
+	for _, s := range res.Stalls {
+		if !never[s.Node.String()] && s.Cost() >= minStall {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func writeRehearsal(b *strings.Builder, r Rehearsal) {
+	m := r.Model
+	fmt.Fprintf(b, "rehearsal of %s: %d Kustomizations, %d HelmReleases\n(a prediction from the model of docs/rehearse.md: %d workers, a reconcile %s + %s per object, health checks %s, an operator %s)\n\n",
+		r.Path, r.Kustomizations, r.HelmReleases, m.Workers, m.PerBuild, m.PerObject, m.Health, m.OperatorDelay)
+	rows := [][]string{{"CONTENDER", "ALL READY", "STALLED", "CRITICAL PATH"}}
+	for _, res := range r.Results {
+		var stalled time.Duration
+		for _, s := range stallsOf(res) {
+			stalled += s.Cost()
+		}
+		path := fmt.Sprintf("%d nodes", len(res.CriticalPath))
+		if !res.Converged {
+			path = fmt.Sprintf("%d never Ready", len(res.Never))
+		}
+		rows = append(rows, []string{res.Contender, allReady(res), dsecs(stalled), path})
+	}
+	writeRows(b, rows, false)
+	for _, res := range r.Results {
+		if res.Converged {
+			fmt.Fprintf(b, "\ncritical path under %s: %s\n", res.Contender, joinIDs(res.CriticalPath, " → "))
+			break
+		}
+	}
+	for _, res := range r.Results {
+		if len(res.Never) > 0 {
+			fmt.Fprintf(b, "\nnever Ready under %s:\n", res.Contender)
+			for _, n := range res.Never {
+				fmt.Fprintf(b, "  %s: %s\n", nodeName(n.Node), n.Why)
+			}
+		}
+	}
+	if len(r.Results) > 0 {
+		first := r.Results[0]
+		if stalls := stallsOf(first); len(stalls) > 0 {
+			fmt.Fprintf(b, "\nstalls under %s, the costliest first:\n", first.Contender)
+			for i, s := range stalls {
+				if i == 10 {
+					fmt.Fprintf(b, "  … and %d more (-o json lists them)\n", len(stalls)-10)
+					break
+				}
+				detail := ""
+				if s.Detail != "" {
+					detail = ": " + s.Detail
+				}
+				fmt.Fprintf(b, "  %7s  %-7s %s%s\n", dsecs(s.Cost()), s.Cause, nodeName(s.Node), detail)
+			}
+		}
+	}
+	for _, res := range r.Results {
+		for _, rep := range res.Repaired {
+			fmt.Fprintf(b, "\n%s repairs %s\n", res.Contender, rep)
+		}
+	}
+	if len(r.Results) == 3 && r.Results[2].Converged {
+		st := r.Results[2].AllReady
+		var parts []string
+		for _, res := range r.Results[:2] {
+			if !res.Converged {
+				parts = append(parts, res.Contender+" never converges")
+			} else if st > 0 {
+				parts = append(parts, fmt.Sprintf("%s takes %.2f× as long", res.Contender, res.AllReady.Seconds()/st.Seconds()))
+			}
+		}
+		fmt.Fprintf(b, "\nagainst standup: %s\n", strings.Join(parts, ", "))
+	}
+}

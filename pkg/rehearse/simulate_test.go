@@ -1,0 +1,128 @@
+package rehearse
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubestandup/standup/pkg/tiers"
+)
+
+func id(name string) tiers.ID {
+	return tiers.ID{Kind: KindKustomization, Namespace: "flux-system", Name: name}
+}
+
+func ids(names ...string) []tiers.ID {
+	out := make([]tiers.ID, len(names))
+	for i, n := range names {
+		out[i] = id(n)
+	}
+	return out
+}
+
+// unit is a model of round numbers: a reconcile takes 1 s, nothing else
+// costs anything, two workers.
+func unit() Model {
+	return Model{Workers: 2, HelmWorkers: 2, HelmRequeue: 5 * time.Second, PerBuild: time.Second, Proof: time.Second,
+		OperatorDelay: 2 * time.Second, HelmInstall: 3 * time.Second, Horizon: time.Hour}
+}
+
+var (
+	flux    = Contender{Name: "Flux alone", Requeue: 30 * time.Second}
+	tuned   = Contender{Name: "Flux tuned", Requeue: 5 * time.Second}
+	standup = Contender{Name: "standup", Requeue: 30 * time.Second, Standup: true}
+)
+
+func secs(d time.Duration) string { return fmt.Sprintf("%gs", d.Seconds()) }
+
+// The simulator's timelines are pinned exactly for small graphs: a change
+// in the model shows here first.
+func TestSimulatePinned(t *testing.T) {
+	chain := Scenario{Nodes: []Node{{ID: id("a")}, {ID: id("b"), DependsOn: ids("a")}, {ID: id("c"), DependsOn: ids("b")}}}
+	diamond := Scenario{Nodes: []Node{{ID: id("top")}, {ID: id("left"), DependsOn: ids("top")}, {ID: id("right"), DependsOn: ids("top")}, {ID: id("bottom"), DependsOn: ids("left", "right")}}}
+	// The seed: platform applies the CDI (trigger) and, in the same pass,
+	// a StorageProfile; vms waits on platform.
+	seed := Scenario{Nodes: []Node{
+		{ID: id("platform"), Retry: 2 * time.Minute, Needs: []Need{{Kind: "StorageProfile.cdi.kubevirt.io", When: Runtime, Provider: id("platform")}}},
+		{ID: id("vms"), DependsOn: ids("platform")},
+	}}
+	// A retry: app needs a CRD that crds applies, with no dependsOn on it.
+	retry := Scenario{Nodes: []Node{{ID: id("crds")}, {ID: id("app"), Retry: time.Minute, Needs: []Need{{Kind: "Widget.example.com", When: Applied, Provider: id("crds")}}}}}
+	// The roots come one per worker: four of them need two rounds of two.
+	var fan Scenario
+	for i := range 4 {
+		fan.Nodes = append(fan.Nodes, Node{ID: id(fmt.Sprintf("n%d", i))})
+	}
+	// The app's child exists only once its parent applied.
+	nested := Scenario{Nodes: []Node{{ID: id("root")}, {ID: id("child"), AppliedBy: ptr(id("root"))}}}
+	tests := []struct {
+		name     string
+		s        Scenario
+		c        Contender
+		allReady string // "never" for a deadlock
+		path     string
+		stalls   string // cause node from-to, the longest first
+	}{
+		{"chain, Flux alone", chain, flux, "61s", "a b c", "requeue flux-system/c 0s-60s, requeue flux-system/b 0s-30s"},
+		{"chain, Flux tuned", chain, tuned, "11s", "a b c", "requeue flux-system/c 0s-10s, requeue flux-system/b 0s-5s"},
+		{"chain, standup", chain, standup, "3s", "a b c", ""},
+		{"diamond, standup", diamond, standup, "3s", "top left bottom", ""},
+		// bottom's dependencies turn Ready the moment it looks (31 s), one
+		// after the other: it looks between the two, and requeues.
+		{"diamond, Flux alone", diamond, flux, "62s", "top left bottom", "requeue flux-system/bottom 0s-61s, requeue flux-system/left 0s-30s, requeue flux-system/right 0s-30s, queue flux-system/bottom 30s-31s"},
+		{"seed, Flux alone", seed, flux, "never", "", "requeue flux-system/vms 0s-3600s, retry flux-system/platform 1s-3509s"},
+		{"seed, standup", seed, standup, "4s", "platform vms", ""},
+		{"retry, Flux alone", retry, flux, "62s", "crds app", "retry flux-system/app 1s-61s"},
+		{"retry, standup", retry, standup, "2s", "crds app", ""},
+		{"fan-out on 2 workers", fan, flux, "2s", "n2", "queue flux-system/n2 0s-1s, queue flux-system/n3 0s-1s"},
+		{"nested, standup", nested, standup, "2s", "root child", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Simulate(tt.s, tt.c, unit())
+			got := secs(r.AllReady)
+			if !r.Converged {
+				got = "never"
+			}
+			if got != tt.allReady {
+				t.Errorf("all Ready at %s, want %s", got, tt.allReady)
+			}
+			var path []string
+			if r.Converged {
+				for _, p := range r.CriticalPath {
+					path = append(path, p.Name)
+				}
+			}
+			if strings.Join(path, " ") != tt.path {
+				t.Errorf("critical path %v, want %s", path, tt.path)
+			}
+			var stalls []string
+			for _, s := range r.Stalls {
+				stalls = append(stalls, fmt.Sprintf("%s %s %s-%s", s.Cause, s.Node.NamespacedName(), secs(s.From), secs(s.To)))
+			}
+			if strings.Join(stalls, ", ") != tt.stalls {
+				t.Errorf("stalls %s\n want %s", strings.Join(stalls, ", "), tt.stalls)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// A deadlock under Flux alone never converges, and says why; standup
+// repairs it by pre-applying the CRD.
+func TestSimulateDeadlock(t *testing.T) {
+	seed := Scenario{Nodes: []Node{
+		{ID: id("platform"), Retry: 2 * time.Minute, Needs: []Need{{Kind: "StorageProfile.cdi.kubevirt.io", When: Runtime, Provider: id("platform")}}},
+		{ID: id("vms"), DependsOn: ids("platform")},
+	}}
+	r := Simulate(seed, flux, unit())
+	if r.Converged || len(r.Never) != 2 || !strings.Contains(r.Never[0].Why, "cold-start deadlock") || !strings.Contains(r.Never[1].Why, "waits on flux-system/platform") {
+		t.Errorf("Flux alone: converged %v, never %+v", r.Converged, r.Never)
+	}
+	s := Simulate(seed, standup, unit())
+	if !s.Converged || len(s.Repaired) != 1 || !strings.Contains(s.Repaired[0], "StorageProfile") {
+		t.Errorf("standup: converged %v, repaired %v", s.Converged, s.Repaired)
+	}
+}

@@ -14,7 +14,8 @@
 //     CRD it applies itself is no failure) and, with wait or healthChecks,
 //     waits for its objects before Ready;
 //   - helm-controller: a pool of its own, dependencies requeued after its
-//     --requeue-dependency, an install that makes the chart's CRDs exist;
+//     --requeue-dependency (a contender's, as kustomize-controller's), an
+//     install that makes the chart's CRDs exist;
 //   - operators: a runtime kind's CRD exists Model.OperatorDelay after the
 //     Kustomization applying its trigger object has applied;
 //   - standup: asks for a reconcile the moment a node exists and its

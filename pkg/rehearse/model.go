@@ -11,8 +11,6 @@ type Model struct {
 	// Workers is kustomize-controller's --concurrent (default 4);
 	// HelmWorkers helm-controller's (default 4).
 	Workers, HelmWorkers int
-	// HelmRequeue is helm-controller's --requeue-dependency (default 5s).
-	HelmRequeue time.Duration
 	// PerBuild is a Kustomization reconcile's fixed cost (fetch, build,
 	// dry-run), PerObject what each applied object adds.
 	PerBuild, PerObject time.Duration
@@ -36,7 +34,7 @@ type Model struct {
 // comes from).
 func DefaultModel() Model {
 	return Model{
-		Workers: 4, HelmWorkers: 4, HelmRequeue: 5 * time.Second,
+		Workers: 4, HelmWorkers: 4,
 		PerBuild: 150 * time.Millisecond, PerObject: 10 * time.Millisecond, DependencyCheck: 20 * time.Millisecond,
 		Health: 5 * time.Second, HelmInstall: 2 * time.Second, OperatorDelay: 2 * time.Second,
 		Proof: 500 * time.Millisecond, Horizon: 2 * time.Hour,
@@ -100,7 +98,8 @@ type Scenario struct {
 // Contender is who brings the graph up.
 type Contender struct {
 	Name string
-	// Requeue is kustomize-controller's --requeue-dependency.
+	// Requeue is kustomize-controller's and helm-controller's
+	// --requeue-dependency (both default to 30s).
 	Requeue time.Duration
 	// Standup: standup resume drives the walk.
 	Standup bool

@@ -269,9 +269,6 @@ func (x *sim) start(nd *node) {
 	x.set(nd, timeline.Reconciling)
 	if !x.depsReady(nd) {
 		requeue := x.c.Requeue
-		if nd.ID.Kind == KindHelmRelease {
-			requeue = x.m.HelmRequeue
-		}
 		x.at(x.now+x.m.DependencyCheck, func() {
 			x.release(nd)
 			x.set(nd, timeline.Waiting)

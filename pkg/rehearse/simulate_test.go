@@ -24,7 +24,7 @@ func ids(names ...string) []tiers.ID {
 // unit is a model of round numbers: a reconcile takes 1 s, nothing else
 // costs anything, two workers.
 func unit() Model {
-	return Model{Workers: 2, HelmWorkers: 2, HelmRequeue: 5 * time.Second, PerBuild: time.Second, Proof: time.Second,
+	return Model{Workers: 2, HelmWorkers: 2, PerBuild: time.Second, Proof: time.Second,
 		OperatorDelay: 2 * time.Second, HelmInstall: 3 * time.Second, Horizon: time.Hour}
 }
 

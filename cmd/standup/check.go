@@ -18,17 +18,21 @@ type checkOptions struct {
 }
 
 func checkCommand(streams Streams, prog string) *cli.Command {
+	fleet := &fleetOptions{}
 	return withExamples(&cli.Command{
 		Name:  "check",
 		Usage: "preflight: Flux installed and running, nothing suspended or deadlocked, named Kustomizations Ready at their source's revision",
 		Description: "Exits 0 only when every check holds, else 1. -o json prints the report described in docs/check.md.\n" +
 			"Before a change that moves objects out of a Kustomization, name it with --ready.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "ready", Usage: "these Kustomizations (`NAME` or NAMESPACE/NAME) must be Ready at their source's current revision"},
 			&cli.StringFlag{Name: "crds", TakesFile: true, Usage: "CRD bundle `DIR` to validate (default: bootstrap/crds if it exists)"},
-		},
+		}, fleetFlags(fleet)...),
 		Action: func(c *cli.Context) error {
-			return runCheck(c.Context, globals(c), checkOptions{Ready: c.StringSlice("ready"), CRDs: c.String("crds")}, streams)
+			opts := checkOptions{Ready: c.StringSlice("ready"), CRDs: c.String("crds")}
+			return withFleet(c.Context, globals(c), *fleet, streams, func(ctx context.Context, g globalOptions, s Streams) error {
+				return runCheck(ctx, g, opts, s)
+			})
 		},
 	}, prog,
 		"# is the cluster whole? (exit 0 only when every check holds)",

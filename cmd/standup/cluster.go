@@ -55,7 +55,7 @@ func connect(ctx context.Context, g globalOptions) (*cluster, error) {
 func clusterFlagDefs(heading string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "kubeconfig", Category: heading, Usage: "path to the kubeconfig `FILE` (default: the files KUBECONFIG lists, merged, else ~/.kube/config)"},
-		&cli.StringFlag{Name: "context", Category: heading, Usage: "the kubeconfig `CONTEXT` to use"},
+		&cli.StringSliceFlag{Name: "context", Category: heading, Usage: "the kubeconfig `CONTEXT` to use (resume, crds and check take it more than once: one cluster each, side by side)"},
 		&cli.StringFlag{Name: "cluster", Category: heading, Usage: "the kubeconfig `CLUSTER` to use"},
 		&cli.StringFlag{Name: "user", Category: heading, Usage: "the kubeconfig `USER` to use"},
 		&cli.StringFlag{Name: "as", Category: heading, Usage: "`USER` to impersonate"},
@@ -75,7 +75,7 @@ func clusterFlagDefs(heading string) []cli.Flag {
 func clusterFlags(c *cli.Context) kube.ClusterFlags {
 	return kube.ClusterFlags{
 		Kubeconfig:            setAt(c, "kubeconfig").String("kubeconfig"),
-		Context:               setAt(c, "context").String("context"),
+		Context:               firstOf(setAt(c, "context").StringSlice("context")),
 		Cluster:               setAt(c, "cluster").String("cluster"),
 		User:                  setAt(c, "user").String("user"),
 		As:                    setAt(c, "as").String("as"),
@@ -102,4 +102,11 @@ func requestTimeout(c *cli.Context) (time.Duration, error) {
 		return 0, usageErrorf("--request-timeout %s: want a duration such as 30s or 2m, a number of seconds, or 0 for none", given)
 	}
 	return d, nil
+}
+
+func firstOf(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
 }

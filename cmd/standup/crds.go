@@ -25,6 +25,7 @@ type crdsOptions struct {
 	NodeTimeout time.Duration
 	Operator    operatorWait
 	Record      string
+	Fleet       fleetOptions
 }
 
 func crdsCommand(streams Streams, prog string) *cli.Command {
@@ -32,16 +33,22 @@ func crdsCommand(streams Streams, prog string) *cli.Command {
 	return withExamples(&cli.Command{
 		Name:  "crds",
 		Usage: "find Kustomizations deadlocked on a missing CRD (an operator's, created at runtime, or a chart's whose HelmRelease is in the same pass), prove it, and create only the missing CRDs",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.Bundle, Usage: "CRD bundle directory (default: " + crds.DefaultBundleDir + ")"},
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the diagnosis and what would be created; change nothing (needs no bundle)"},
 			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "legacy fallback: create every bundle CRD absent from the cluster (never touches one that exists)"},
 			configFlag(&o.Config),
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a repaired Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
 			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator), recordFlag(&o.Record),
-		},
+		}, fleetFlags(&o.Fleet)...),
 		Subcommands: []*cli.Command{captureCommand(streams, prog)},
-		Action:      func(c *cli.Context) error { return runCRDs(c.Context, globals(c), *o, streams) },
+		Action: func(c *cli.Context) error {
+			return withFleet(c.Context, globals(c), o.Fleet, streams, func(ctx context.Context, g globalOptions, s Streams) error {
+				opts := *o
+				opts.Record = recordFor(opts.Record, g.FleetName)
+				return runCRDs(ctx, g, opts, s)
+			})
+		},
 	}, prog,
 		"# which Kustomizations are deadlocked on a missing CRD, and what would repair them",
 		"standup crds --dry-run",

@@ -66,6 +66,10 @@ func codeOf(err error) int {
 // changes its code.
 func outcomeCode(err error) (int, bool) {
 	switch {
+	case errors.As(err, new(*fleetError)):
+		var f *fleetError
+		errors.As(err, &f)
+		return f.code, true
 	case errors.As(err, new(*usageError)), errors.As(err, new(*printer.FormatError)):
 		return ExitUsage, true
 	case errors.Is(err, errInterrupted):

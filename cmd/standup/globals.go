@@ -35,6 +35,11 @@ type globalOptions struct {
 	// CommandLine is the command line as given to Run, for the incident
 	// record.
 	CommandLine []string
+	// Contexts are every --context given: more than one names a fleet
+	// (resume, crds, check).
+	Contexts []string
+	// FleetName is the cluster's name in a fleet run, "" otherwise.
+	FleetName string
 }
 
 func globals(c *cli.Context) globalOptions {
@@ -58,6 +63,7 @@ func globals(c *cli.Context) globalOptions {
 		RequestTimeout: requestTimeout,
 		Verbose:        setAt(c, "verbose").Bool("verbose"),
 		CommandLine:    commandLine(c),
+		Contexts:       setAt(c, "context").StringSlice("context"),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/kubestandup/standup/internal/cliargs"
 	"github.com/kubestandup/standup/internal/printer"
@@ -34,6 +35,9 @@ func guard(cmd *cli.Command) {
 			return err
 		}
 		g := globals(c)
+		if path := commandPath(c); len(g.Contexts) > 1 && !slices.Contains(fleetCommands, path) {
+			return usageErrorf("%s reads one cluster: --context is given %d times (resume, crds and check take several)", path, len(g.Contexts))
+		}
 		if g.Timeout < 0 {
 			return usageErrorf("--timeout %s: want a positive duration, or 0 for none", g.Timeout)
 		}

@@ -22,6 +22,7 @@ type resumeOptions struct {
 	Kinds, From, Only, Exclude                    cli.StringSlice
 	Operator                                      operatorWait
 	Record                                        string
+	Fleet                                         fleetOptions
 }
 
 func resumeCommand(streams Streams, prog string) *cli.Command {
@@ -34,7 +35,7 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			"become Ready while an ancestor is suspended. A flux-style kind word may come first: resume hr podinfo.\n" +
 			"With -n NS, walks NS's nodes; their dependencies in other namespaces are waited on, never touched.\n" +
 			"HelmReleases are walked by default, from the moment the cluster serves their API.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the plan; change nothing"},
 			&cli.BoolFlag{Name: "no-unsuspend", Destination: &o.NoUnsuspend, Usage: "leave suspended Kustomizations suspended"},
 			&cli.BoolFlag{Name: "no-remediate", Destination: &o.NoRemediate, Usage: "report a proven cold-start deadlock instead of pre-applying CRDs"},
@@ -50,10 +51,15 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (`NAME` or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
 			&cli.StringSliceFlag{Name: "only", Destination: &o.Only, Usage: "walk only these nodes (`NAME` or NAMESPACE/NAME) and their ancestors"},
 			&cli.StringSliceFlag{Name: "exclude", Destination: &o.Exclude, Usage: "leave these nodes (`NAME` or NAMESPACE/NAME) out"},
-		},
+		}, fleetFlags(&o.Fleet)...),
 		Action: func(c *cli.Context) error {
 			o.KindsSet = c.IsSet("kinds")
-			return runResume(c.Context, globals(c), *o, c.Args().Slice(), streams)
+			args := c.Args().Slice()
+			return withFleet(c.Context, globals(c), o.Fleet, streams, func(ctx context.Context, g globalOptions, s Streams) error {
+				opts := *o
+				opts.Record = recordFor(opts.Record, g.FleetName)
+				return runResume(ctx, g, opts, args, s)
+			})
 		},
 	}, prog,
 		"# what the walk would do now: nothing is changed",

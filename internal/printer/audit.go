@@ -77,6 +77,9 @@ func writeAuditText(b *strings.Builder, r *audit.Report, st Styles) {
 	if line := bootstrapLine(r); line != "" {
 		fmt.Fprintf(b, "%s\n\n", st.Dim.Render(line))
 	}
+	if line := unrecognisedLine(r); line != "" {
+		fmt.Fprintf(b, "%s\n\n", st.Dim.Render(line))
+	}
 	b.WriteString(auditSummary(r, st))
 }
 
@@ -148,6 +151,22 @@ func bootstrapLine(r *audit.Report) string {
 		return ""
 	}
 	return fmt.Sprintf("Installed before Flux: %s (%s)", plural(len(groups), "API group"), strings.Join(files, ", "))
+}
+
+// unrecognisedLine names the manifest URLs bootstrap files apply that the
+// audit could not tell the CRDs of, so that the owner sees them.
+func unrecognisedLine(r *audit.Report) string {
+	var urls []string
+	for _, u := range r.Bootstrap {
+		if u.Unrecognised {
+			urls = append(urls, fmt.Sprintf("%s (%s)", strings.TrimPrefix(u.What, "manifest "), u.File))
+		}
+	}
+	if len(urls) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Not recognised before Flux: %s, CRDs unknown (declare them in standup.yaml bootstrapCRDs): %s",
+		plural(len(urls), "manifest URL"), strings.Join(urls, ", "))
 }
 
 // auditSummary is the last line: the verdict and the counts.

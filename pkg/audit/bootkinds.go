@@ -24,6 +24,10 @@ type BootstrapUse struct {
 	// Groups and Kinds are what it installs; both empty when unknown.
 	Groups []string    `json:"groups,omitempty"`
 	Kinds  []GroupKind `json:"kinds,omitempty"`
+	// Unrecognised marks a manifest URL a bootstrap file applies that
+	// neither the catalog nor its file name explains: what it installs is
+	// unknown, and standup.yaml's bootstrapCRDs can say.
+	Unrecognised bool `json:"unrecognised,omitempty"`
 	// cluster is where it installs them: "" for the cluster Flux runs in
 	// (a bootstrap file), a HelmRelease's target for a CNI; everywhere for
 	// standup.yaml's declaration and a platform.
@@ -104,11 +108,7 @@ func (ix *index) bootstrapKinds(boot *Bootstrap) *bootKinds {
 			}
 		}
 		for _, m := range boot.Manifests {
-			if e := ix.cat.Manifest(m.URL); e != nil {
-				use := BootstrapUse{File: m.File, What: "manifest " + m.URL, Catalog: e.Name}
-				for _, in := range e.Install {
-					use.Groups, use.Kinds = appendKinds(use.Groups, use.Kinds, in.Kinds)
-				}
+			if use, ok := ix.bootstrapManifest(m); ok {
 				b.add(use)
 			}
 		}
@@ -132,6 +132,46 @@ func (ix *index) bootstrapKinds(boot *Bootstrap) *bootKinds {
 		b.add(use)
 	}
 	return b
+}
+
+// fluxInstallURLs are Flux's own install manifests, which a bootstrap
+// applies to install Flux: its kinds are Flux's (OriginFlux) whatever the
+// bootstrap says.
+var fluxInstallURLs = []string{"github.com/fluxcd/flux2/manifests/install", "github.com/fluxcd/flux2/manifests/crds",
+	"github.com/fluxcd/flux2/releases/download/"}
+
+// bootstrapManifest resolves one remote manifest of a bootstrap file. A
+// URL of one CRD that controller-gen named (<group>_<plural>.yaml) installs
+// that CRD, its kind found by kindsOfPlural; else the catalog says what
+// the URL installs; Flux's own install manifests install Flux. Any other
+// URL the file applies is unrecognised; ok is false for the URLs a file
+// only mentions (links, chart repositories, schemas).
+func (ix *index) bootstrapManifest(m BootstrapManifest) (BootstrapUse, bool) {
+	use := BootstrapUse{File: m.File, What: "manifest " + m.URL}
+	if group, plural, ok := kubebuilderCRD(m.URL); ok && m.applied {
+		use.What = "CRD " + plural + "." + group + " (manifest " + m.URL + ")"
+		use.Kinds = ix.kindsOfPlural(group, plural)
+		return use, true
+	}
+	if e := ix.cat.Manifest(m.URL); e != nil {
+		use.Catalog = e.Name
+		for _, in := range e.Install {
+			use.Groups, use.Kinds = appendKinds(use.Groups, use.Kinds, in.Kinds)
+		}
+		return use, true
+	}
+	if !m.applied {
+		return BootstrapUse{}, false
+	}
+	norm := catalog.NormalizeURL(m.URL)
+	for _, p := range fluxInstallURLs {
+		if strings.HasPrefix(norm, p) {
+			use.What = "Flux's install manifest " + m.URL
+			return use, true
+		}
+	}
+	use.Unrecognised = true
+	return use, true
 }
 
 // bootstrapRelease resolves one helmfile release to the CRDs its chart

@@ -54,15 +54,18 @@ type BootstrapCRD struct {
 type BootstrapManifest struct {
 	File string `json:"file"`
 	URL  string `json:"url"`
+	// applied is set when the file applies it for certain: a
+	// kustomization's remote resource, or a URL of a manifest (.yaml,
+	// .yml, .json) or on a kubectl line, outside comments and $schema
+	// references. A URL the catalog does not know is reported unrecognised
+	// only when applied: a chart repository or a link is not a manifest.
+	applied bool
 }
 
 // empty reports whether b says nothing.
 func (b *Bootstrap) empty() bool {
 	return b == nil || len(b.Releases)+len(b.CRDs)+len(b.Manifests) == 0
 }
-
-// bootstrapDirs are the directory names whose files run before Flux.
-var bootstrapDirs = []string{"bootstrap", "talos"}
 
 // skipDirs are never walked.
 var skipDirs = []string{".git", "node_modules", "vendor"}
@@ -75,8 +78,9 @@ const maxBootstrapFiles = 5000
 // reports what they install before Flux starts. clusterPath is --path relative to
 // the repository root: when a bootstrap directory holds one directory per
 // cluster (bootstrap/main, bootstrap/network), only the one that a segment
-// of clusterPath names counts. Files over the limits of bounded input are skipped:
-// this is evidence gathering, and render reports what it refuses.
+// of clusterPath names counts (selectScope, each bootstrap directory on its
+// own). Files over the limits of bounded input are skipped: this is
+// evidence gathering, and render reports what it refuses.
 func DetectBootstrap(ctx context.Context, repoRoot, clusterPath string) (*Bootstrap, error) {
 	var files []string
 	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
@@ -149,54 +153,17 @@ func referencedCRDs(crds []BootstrapCRD, texts map[string]string) []BootstrapCRD
 	return out
 }
 
-// bootstrapScope returns the path segments of rel below its bootstrap (or
-// talos) directory, directories only; nil when rel is not under one.
-func bootstrapScope(rel string) []string {
-	segs := strings.Split(rel, "/")
-	for i := len(segs) - 2; i >= 0; i-- {
-		if slices.Contains(bootstrapDirs, strings.ToLower(segs[i])) {
-			return append([]string{}, segs[i+1:len(segs)-1]...)
-		}
-	}
-	if strings.EqualFold(segs[len(segs)-1], "talconfig.yaml") {
-		return []string{}
-	}
-	return nil
-}
-
-// selectScope keeps the files of the cluster path names when the bootstrap
-// directory holds one directory per cluster: if some first-level directory
-// below it is a segment of path, the files of the other first-level
-// directories are dropped.
-func selectScope(files []string, clusterPath string) []string {
-	segs := strings.Split(path.Clean(filepath.ToSlash(clusterPath)), "/")
-	matched := false
-	for _, f := range files {
-		if s := bootstrapScope(f); len(s) > 0 && slices.Contains(segs, s[0]) {
-			matched = true
-		}
-	}
-	if !matched {
-		return files
-	}
-	var out []string
-	for _, f := range files {
-		if s := bootstrapScope(f); len(s) == 0 || slices.Contains(segs, s[0]) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // add reads one bootstrap file: the YAML documents it holds (after its
 // template actions are taken out), and the remote manifests it names.
 func (b *Bootstrap) add(file string, data []byte) {
-	seen := map[string]bool{}
-	addURL := func(u string) {
-		if !seen[u] {
-			seen[u] = true
-			b.Manifests = append(b.Manifests, BootstrapManifest{File: file, URL: u})
+	seen := map[string]int{}
+	addURL := func(u string, applied bool) {
+		if i, ok := seen[u]; ok {
+			b.Manifests[i].applied = b.Manifests[i].applied || applied
+			return
 		}
+		seen[u] = len(b.Manifests)
+		b.Manifests = append(b.Manifests, BootstrapManifest{File: file, URL: u, applied: applied})
 	}
 	for _, doc := range yamlDocuments(stripTemplates(data)) {
 		switch {
@@ -214,7 +181,7 @@ func (b *Bootstrap) add(file string, data []byte) {
 			resources, _ := doc["resources"].([]any)
 			for _, r := range resources {
 				if s := str(r); isRemote(s) {
-					addURL(s)
+					addURL(s, true)
 				}
 			}
 			// kustomize build --enable-helm inflates helmCharts, CRDs
@@ -225,9 +192,34 @@ func (b *Bootstrap) add(file string, data []byte) {
 	if isProse(file) {
 		return // a README's URLs are reading, not installing
 	}
-	for _, u := range urlRE.FindAllString(string(data), -1) {
-		addURL(strings.TrimRight(u, `.,;:)'"`))
+	for _, line := range strings.Split(string(data), "\n") {
+		for _, u := range urlRE.FindAllString(line, -1) {
+			u = strings.TrimRight(u, `.,;:)'"`)
+			addURL(u, appliesURL(line, u))
+		}
 	}
+}
+
+// manifestExtRE is the file name of a manifest: YAML or JSON.
+var manifestExtRE = regexp.MustCompile(`(?i)\.(ya?ml|json)$`)
+
+// kubectlRE is a kubectl command that applies what it is given.
+var kubectlRE = regexp.MustCompile(`\bkubectl\b.*\b(apply|create|replace)\b`)
+
+// appliesURL reports whether line applies the URL u it holds: u names a
+// manifest (.yaml, .yml, .json) or line runs kubectl apply, create or
+// replace, and line is neither a comment nor a $schema reference (an
+// editor's yaml-language-server schema, a helmfile's schema).
+func appliesURL(line, u string) bool {
+	trimmed := strings.TrimSpace(line)
+	if strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "//") || strings.Contains(line, "$schema") {
+		return false
+	}
+	p := u
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	return manifestExtRE.MatchString(p) || kubectlRE.MatchString(line)
 }
 
 // isProse reports whether a file is documentation, whose URLs nothing runs.

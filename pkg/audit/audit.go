@@ -169,7 +169,9 @@ func (ix *index) classifyAll() map[tiers.ID]map[GroupKind]*verdict {
 // converge settles the verdicts that depend on the cold start as a whole:
 // a kind that only a retry can bring (its origin is not ordered first) is
 // a warning if its origin appears without the Kustomization that needs it,
-// and a deadlock (ORIGIN_CYCLE) if the origin waits for that Kustomization.
+// and a deadlock if the origin waits for that Kustomization:
+// SECOND_ORDER_SAME_PASS when the Kustomization itself creates the
+// origin's Kustomization in the pass that fails, else ORIGIN_CYCLE.
 func (ix *index) converge(verdicts map[tiers.ID]map[GroupKind]*verdict) {
 	c := newConvergence(ix.res)
 	for _, ks := range ix.order {
@@ -195,8 +197,17 @@ func (ix *index) converge(verdicts map[tiers.ID]map[GroupKind]*verdict) {
 			if v.rank == rankUnordered || v.rank == rankEarlierStep {
 				key := originKey{gk: gk, cluster: ix.cluster[ks]}
 				converges, through := c.eventually(ks, v.stage, key)
+				created := []tiers.ID(nil)
+				if !converges && v.rank == rankUnordered {
+					created = c.createdInPass(ks, v.via.at.ks, v.stage)
+				}
 				switch {
 				case converges:
+				case len(created) > 0:
+					// ks itself creates, in the pass that fails, the
+					// Kustomization that provides the kind: whatever else
+					// holds that one up, ks never gets past its dry-run.
+					v.code, v.severity, v.created = CodeSecondOrderSamePass, SeverityError, created
 				case through && v.rank == rankUnordered:
 					v.code, v.severity = CodeOriginCycle, SeverityError
 					v.cycle = c.waitPath(v.via.at.ks, ks, v.stage)

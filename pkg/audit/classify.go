@@ -89,6 +89,10 @@ type verdict struct {
 	guarded bool
 	// cycle is the chain by which the provider waits for the consumer.
 	cycle []tiers.ID
+	// created is the chain of Kustomizations the consumer itself creates in
+	// the pass that fails, each applying the next, down to the provider: a
+	// same-pass deadlock one Kustomization (or more) removed.
+	created []tiers.ID
 	// opaque is a Kustomization the checkout does not render that could
 	// act without the consumer: if it applies the CRD, what would be a
 	// deadlock converges on a retry, so the finding is only a warning.

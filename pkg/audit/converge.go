@@ -41,7 +41,10 @@ type state struct {
 	exists  []bool
 }
 
-type runKey struct{ block, blockStage, force int }
+type runKey struct {
+	block, blockStage, force int
+	relax                    bool
+}
 
 func newConvergence(res *render.Result) *convergence {
 	c := &convergence{index: map[tiers.ID]int{}, kinds: map[originKey]int{}, runs: map[runKey]*state{}}
@@ -111,7 +114,14 @@ func (c *convergence) place(child, parent tiers.ID, stage int) {
 // past blockStage (its stages from blockStage on are never applied); force,
 // when not -1, is a node Ready from the start with every stage applied.
 func (c *convergence) run(block, blockStage, force int) *state {
-	key := runKey{block, blockStage, force}
+	return c.play(block, blockStage, force, false)
+}
+
+// play is run; relax plays it as if every other finding were fixed: every
+// kind a stage needs is taken to exist, so that only block, force, the
+// appliers and dependsOn decide what turns Ready.
+func (c *convergence) play(block, blockStage, force int, relax bool) *state {
+	key := runKey{block, blockStage, force, relax}
 	if s, ok := c.runs[key]; ok {
 		return s
 	}
@@ -140,7 +150,7 @@ func (c *convergence) run(block, blockStage, force int) *state {
 				if s.applied[i][st] {
 					continue
 				}
-				if (i == block && st >= blockStage) || !c.satisfied(s, i, st) {
+				if (i == block && st >= blockStage) || (!relax && !c.satisfied(s, i, st)) {
 					done = false
 					break
 				}
@@ -184,8 +194,11 @@ func (c *convergence) satisfied(s *state, i, st int) bool {
 // eventually answers whether kind k of the consumer ks (applied in stage)
 // comes to exist on a cold start without ks getting past that stage: if
 // so, ks converges after retries. If not, and it would with ks Ready, the
-// origin waits for ks itself: a deadlock. through is false when the kind
-// never exists either way (something else is stuck; its own finding says
+// origin waits for ks itself: a deadlock. It waits for ks too when, with
+// every other finding fixed (another deadlock above both may hold
+// everything up), it still comes only with ks Ready: a dependsOn or an
+// applier chain runs through ks. through is false when the kind never
+// exists either way (something else is stuck; its own finding says
 // what).
 func (c *convergence) eventually(ks tiers.ID, stage int, k originKey) (converges, through bool) {
 	i, ok := c.index[ks]
@@ -196,7 +209,39 @@ func (c *convergence) eventually(ks tiers.ID, stage int, k originKey) (converges
 	if c.run(i, stage, -1).exists[kn] {
 		return true, false
 	}
-	return false, c.run(-1, 0, i).exists[kn]
+	if c.run(-1, 0, i).exists[kn] {
+		return false, true
+	}
+	return false, !c.play(i, stage, -1, true).exists[kn] && c.play(-1, 0, i, true).exists[kn]
+}
+
+// createdInPass returns the Kustomizations that ks itself creates in stage
+// or a later one, each applying the next, down to provider: [child, ...,
+// provider]. A dry-run that fails in stage applies none of that stage or
+// the ones after it, so while ks is stuck there, provider is never
+// created. Nil when provider is not created that way (ks does not apply
+// it, or applies it in an earlier stage).
+func (c *convergence) createdInPass(ks, provider tiers.ID, stage int) []tiers.ID {
+	i, ok := c.index[ks]
+	v, ok2 := c.index[provider]
+	if !ok || !ok2 || i == v {
+		return nil
+	}
+	chain := []tiers.ID{provider}
+	for range c.ids {
+		p := c.parent[v]
+		switch {
+		case p < 0:
+			return nil
+		case p == i && c.parentStage[v] >= stage:
+			return chain
+		case p == i:
+			return nil
+		}
+		chain = append([]tiers.ID{c.ids[p]}, chain...)
+		v = p
+	}
+	return nil // a loop of appliers: render never makes one
 }
 
 // readyWithout reports whether node u turns Ready on a cold start where ks

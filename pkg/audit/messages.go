@@ -38,6 +38,9 @@ func (ix *index) kindHazard(v verdict, gk GroupKind, p placed, opts Options) Haz
 	switch v.code {
 	case CodeSecondOrderSamePass:
 		h.Message, h.Fix = samePassText(v, gk, p, h)
+		if len(v.created) > 0 {
+			h.Message, h.Fix = ix.nestedPassText(v, gk, p)
+		}
 	case CodeOriginCycle:
 		h.Message, h.Fix = originCycleText(v, gk, p)
 	case CodeMissingEdge:
@@ -206,6 +209,9 @@ func groupTexts(v verdict, gk GroupKind, h Hazard) (string, string) {
 	src := v.via.at
 	switch h.Code {
 	case CodeSecondOrderSamePass:
+		if len(v.created) > 0 {
+			return "", nestedPassGroupFix(v, gk)
+		}
 		if v.severity == SeverityError && v.opaque == nil {
 			fix := fmt.Sprintf("move the %s objects listed to a Kustomization of their own with dependsOn %s; %s needs wait: true (or a health check on %s)", gk.Kind, src.ks.Name, src.ks.Name, src.obj)
 			if v.guarded {

@@ -40,9 +40,9 @@ func reportCommand(streams Streams, prog string) *cli.Command {
 		},
 	}, prog,
 		"# the post-mortem of last night's bring-up",
-		"standup report prod-2026-12-03.ndjson",
+		"standup report prod.ndjson",
 		"# for the incident ticket, and the picture",
-		"standup report prod-2026-12-03.ndjson -o markdown --svg bringup.svg > report.md",
+		"standup report prod.ndjson -o markdown --svg bringup.svg > report.md",
 	)
 }
 

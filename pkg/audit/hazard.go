@@ -167,6 +167,13 @@ type Hazard struct {
 	// Evidence says who says where the kind comes from when the rendered
 	// objects do not: "standup.yaml", "catalog: cert-manager".
 	Evidence string `json:"evidence,omitempty"`
+	// Guard is, for MISSING_EDGE and UNGUARDED_PROVIDER, the trigger or
+	// HelmRelease that Provider applies and does not wait for yet: the fix
+	// gives Provider wait: true or a health check naming it. Nil when
+	// Provider waits for it already, or the kind's origin is a CRD (CRDs
+	// are waited for in the first apply stage). The json leaves it out: the
+	// message names it.
+	Guard *Object `json:"-"`
 	// retryFrom names the field Retry comes from (retryInterval, interval).
 	retryFrom string
 	// groupMessage and groupFix speak for every place of the finding when

@@ -45,8 +45,14 @@ func (ix *index) kindHazard(v verdict, gk GroupKind, p placed, opts Options) Haz
 		h.Message, h.Fix = originCycleText(v, gk, p)
 	case CodeMissingEdge:
 		h.Message, h.Fix = ix.missingEdgeText(v, gk, p, h)
+		if v.via != nil && v.via.secondOrder() && !ix.guards(&v.via.at) {
+			guard := v.via.at.obj
+			h.Guard = &guard
+		}
 	case CodeUnguardedProvider:
 		h.Message, h.Fix = unguardedText(v, gk, h)
+		guard := v.via.at.obj
+		h.Guard = &guard
 	case CodeUnknownKind:
 		if opts.Strict {
 			h.Severity = SeverityError

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -19,6 +18,8 @@ type auditOptions struct {
 	RepoRoot    string
 	Strict      bool
 	FromCluster bool
+	Fix         bool
+	DryRun      bool
 }
 
 func auditCommand(streams Streams, prog string) *cli.Command {
@@ -38,10 +39,19 @@ func auditCommand(streams Streams, prog string) *cli.Command {
 			// Kept so that scripts written for it still run: unknown kinds are notices now.
 			&cli.BoolFlag{Name: "allow-unknown-kinds", Hidden: true},
 			&cli.BoolFlag{Name: "from-cluster", Destination: &o.FromCluster, Usage: "list the cluster's CRDs that no Kustomization produces, as a standup.yaml skeleton (needs --path and a cluster; formats yaml (or text), json)"},
+			&cli.BoolFlag{Name: "fix", Destination: &o.Fix, Usage: "write the fixes that are edits (the missing dependsOn entries, a health check on what a provider must wait for) into the files that define the Kustomizations, then audit again (formats text, json, diff)"},
+			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "with --fix: print the diff of the fixes and write nothing"},
 		},
 		Action: func(c *cli.Context) error {
-			if o.FromCluster {
+			switch {
+			case o.DryRun && !o.Fix:
+				return usageErrorf("audit: --dry-run needs --fix (audit alone writes nothing)")
+			case o.Fix && o.FromCluster:
+				return usageErrorf("audit: --fix and --from-cluster do not go together: --fix edits the checkout, --from-cluster reads a cluster")
+			case o.FromCluster:
 				return runAuditFromCluster(c.Context, globals(c), *o, streams)
+			case o.Fix:
+				return runAuditFix(c.Context, globals(c), *o, streams)
 			}
 			return runAudit(c.Context, globals(c), *o, streams)
 		},
@@ -52,42 +62,27 @@ func auditCommand(streams Streams, prog string) *cli.Command {
 		"standup audit --path clusters/prod -o sarif > audit.sarif",
 		"# the standup.yaml entries for the CRDs a healthy cluster creates at runtime",
 		"standup audit --from-cluster --path clusters/prod >> standup.yaml",
+		"# preview the dependsOn and health checks --fix would add, then write them",
+		"standup audit --fix --dry-run --path clusters/prod",
+		"standup audit --fix --path clusters/prod",
+		"# the same fixes as a patch, for a bot's pull request",
+		"standup audit --fix --dry-run -o diff --path clusters/prod | git apply",
 	)
 }
 
 func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams Streams) error {
-	res, cfg, err := renderCheckout(ctx, "audit", opts)
+	res, report, _, err := auditCheckout(ctx, g, opts, streams)
 	if err != nil {
 		return err
-	}
-	boot, err := audit.DetectBootstrap(ctx, res.RepoRoot, res.Path)
-	if err != nil {
-		return err
-	}
-	report, err := audit.Audit(res, cfg, audit.Options{Strict: opts.Strict, Bootstrap: boot})
-	if err != nil {
-		return err
-	}
-	if !g.Quiet {
-		for _, n := range report.Notes {
-			fmt.Fprintf(streams.Err, "warning: %s\n", n)
-		}
 	}
 	popts := printer.AuditOptions{Options: printer.Options{Color: useColor(g, streams.Out)}, ToolVersion: buildVersion()}
 	if err := printer.PrintAudit(streams.Out, g.Output, report, popts); err != nil {
 		return err
 	}
-	if failed := unrendered(res.Failed); failed != nil {
-		// The report covers what could be rendered; what could not fails the run.
-		return failed
-	}
-	if n := report.Errors(); n > 0 {
-		if g.Output == printer.FormatText {
-			return &printedError{&hazardsError{n}} // the text summary says it already
-		}
-		return &hazardsError{n} // json and sarif readers get a line on stderr
-	}
-	return nil
+	// The report covers what could be rendered; what could not fails the
+	// run. The text summary counts the errors already; json and sarif
+	// readers get a line on stderr.
+	return auditOutcome(res, report, g.Output == printer.FormatText)
 }
 
 // renderCheckout renders the checkout at opts.Path and reads its

@@ -51,8 +51,8 @@ func writeCompletion(w io.Writer, shell, bin string, app *cli.App) error {
 
 // completionValues are the words standup's flags take: -o's formats from
 // the printer registry (every format at the root, where the command is not
-// known yet; audit --from-cluster's after that flag), --kinds' kind words,
-// and completion's shells.
+// known yet; audit --from-cluster's and audit --fix's after that flag),
+// --kinds' kind words, and completion's shells.
 func completionValues(command, flag string) []string {
 	switch {
 	case command == "completion" && flag == "":
@@ -72,7 +72,7 @@ func completionValues(command, flag string) []string {
 // allFormats is every -o name some command takes, in the registry's order.
 func allFormats() []string {
 	var names []string
-	for _, command := range []string{"tiers", "audit", "audit --from-cluster", "resume", "check", "crds", "version"} {
+	for _, command := range []string{"tiers", "audit", "audit --from-cluster", "audit --fix", "resume", "check", "crds", "version"} {
 		f, _ := printer.FormatsOf(command)
 		names = union(names, f.Names)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/check"
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/fix"
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
@@ -409,6 +410,16 @@ func exitCases(t *testing.T) map[string]byCode {
 			add(ExitOK, runCase("audit", "--path", homelab)).
 			add(ExitFailure, runCase("audit", "--path", "../../examples/homelab-deadlock/clusters/prod"), errCase("error hazards", &hazardsError{2})).
 			add(ExitUsage, runCase("audit")),
+		"`audit --fix`": generic(ExitInterrupted).
+			add(ExitOK, exitCase{name: "the missing edge written", run: []string{"audit", "--fix", "--path", fixCopy(t, "missing-edge")}}).
+			add(ExitFailure, exitCase{name: "a deadlock left to move", run: []string{"audit", "--fix", "--path", deadlockCopy(t)}},
+				errCase("error hazards after the fix", &hazardsError{2}),
+				errCase("a file that cannot be written", fix.Write(context.Background(), &fix.Plan{Files: []fix.File{{Name: "ks.yaml", Path: filepath.Join(t.TempDir(), "ks.yaml")}}}, nil))).
+			add(ExitUsage, runCase("audit", "--fix", "--from-cluster", "--path", homelab), runCase("audit", "--fix", "-o", "sarif", "--path", homelab)),
+		"`audit --fix --dry-run`": generic(ExitInterrupted).
+			add(ExitOK, runCase("audit", "--fix", "--dry-run", "--path", "testdata/audit/missing-edge/clusters/prod")).
+			add(ExitFailure, runCase("audit", "--fix", "--dry-run", "--path", "../../examples/homelab-deadlock/clusters/prod")).
+			add(ExitUsage, runCase("audit", "--fix", "--dry-run"), runCase("audit", "--dry-run", "--path", homelab)),
 		"`audit --from-cluster`": generic(ExitFailure, ExitTimeout, ExitInterrupted).
 			add(ExitOK, errCase("the skeleton printed", nil)).
 			add(ExitUsage, runCase("audit", "--from-cluster")),
@@ -418,6 +429,17 @@ func exitCases(t *testing.T) map[string]byCode {
 			add(ExitUsage, runCase("check", "-o", "yaml")),
 		"`version`": byCode{}.add(ExitOK, runCase("version")).add(ExitUsage, runCase("version", "extra")),
 	}
+}
+
+// deadlockCopy copies examples/homelab-deadlock for --fix to write into,
+// and returns its --path.
+func deadlockCopy(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "homelab-deadlock")
+	if err := os.CopyFS(dir, os.DirFS("../../examples/homelab-deadlock")); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "clusters", "prod")
 }
 
 // writeCycle writes a checkout whose two Kustomizations depend on each other.

@@ -96,8 +96,8 @@ func setAt(c *cli.Context, name string) *cli.Context {
 }
 
 // commandPath names the running command as the printer registry does:
-// "crds capture"; and "audit --from-cluster", which prints another
-// document than audit.
+// "crds capture"; and "audit --from-cluster" or "audit --fix", which print
+// other documents than audit.
 func commandPath(c *cli.Context) string {
 	var names []string
 	for _, lc := range c.Lineage() {
@@ -106,11 +106,19 @@ func commandPath(c *cli.Context) string {
 		}
 	}
 	path := strings.Join(names, " ")
-	if path == "audit" && c.Bool("from-cluster") {
-		path += " --from-cluster"
+	if path == "audit" {
+		for _, mode := range auditModes {
+			if c.Bool(mode) {
+				return path + " --" + mode
+			}
+		}
 	}
 	return path
 }
+
+// auditModes are the flags of audit that make it print another document,
+// each with its own formats in the printer registry ("audit --fix").
+var auditModes = []string{"from-cluster", "fix"}
 
 // Headings of the global flags in every command's help: the cluster flags
 // apart, listed only by the commands that reach a cluster.
@@ -236,8 +244,10 @@ func outputUsage(path string) string {
 		return "`FORMAT`"
 	}
 	usage := "`FORMAT`: " + strings.Join(f.Names, ", ")
-	if from, ok := printer.FormatsOf(path + " --from-cluster"); ok {
-		usage += "; with --from-cluster: " + strings.Join(from.Names, ", ")
+	for _, mode := range auditModes {
+		if other, ok := printer.FormatsOf(path + " --" + mode); ok {
+			usage += "; with --" + mode + ": " + strings.Join(other.Names, ", ")
+		}
 	}
 	return usage
 }

@@ -320,7 +320,8 @@ func TestManPages(t *testing.T) {
 
 // TestCompletionOffersWhatEachCommandTakes: bash completes -o with exactly
 // the formats the printer registry gives each command (audit's own, and
-// audit --from-cluster's once that flag is typed), and --kinds with every
+// audit --from-cluster's or audit --fix's once that flag is typed), and
+// --kinds with every
 // word flux.ParseKind takes.
 func TestCompletionOffersWhatEachCommandTakes(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
@@ -340,7 +341,7 @@ func TestCompletionOffersWhatEachCommandTakes(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	for _, path := range append(visibleCommands(t), "audit --from-cluster") {
+	for _, path := range append(visibleCommands(t), "audit --from-cluster", "audit --fix") {
 		f, ok := printer.FormatsOf(path)
 		if !ok || path == "completion" { // completion takes no -o
 			continue
@@ -351,6 +352,9 @@ func TestCompletionOffersWhatEachCommandTakes(t *testing.T) {
 	}
 	if got := complete("audit", "--from-cluster", "--path", "x", "--output"); got != "yaml text json" {
 		t.Errorf("audit --from-cluster --path x --output completes %q", got)
+	}
+	if got := complete("audit", "--fix", "--dry-run", "--output"); got != "text json diff" {
+		t.Errorf("audit --fix --dry-run --output completes %q", got)
 	}
 	for _, path := range []string{"tiers", "resume"} {
 		if got, want := complete(path, "--kinds"), strings.Join(flux.KindWords(), " "); got != want {

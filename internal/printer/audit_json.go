@@ -38,7 +38,14 @@ type auditCounts struct {
 }
 
 func writeAuditJSON(w io.Writer, r *audit.Report) error {
-	doc := auditDocument{
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(newAuditDocument(r))
+}
+
+// newAuditDocument is the json document of r.
+func newAuditDocument(r *audit.Report) auditDocument {
+	return auditDocument{
 		SchemaVersion: AuditSchemaVersion,
 		Path:          r.Path,
 		Summary: auditCounts{Kustomizations: r.Kustomizations, Objects: r.Objects, Unrendered: r.Unrendered, Failed: r.Failed,
@@ -48,7 +55,4 @@ func writeAuditJSON(w io.Writer, r *audit.Report) error {
 		Bootstrap: nonNil(r.Bootstrap),
 		Notes:     nonNil(r.Notes),
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
 }

@@ -51,8 +51,8 @@ type Formats struct {
 }
 
 // registry holds every command's formats, keyed by the command's path
-// ("crds capture"); audit --from-cluster prints another document than
-// audit, so it has its own entry. Each list comes from the printers that
+// ("crds capture"); audit --from-cluster and audit --fix print other
+// documents than audit, so each has its own entry. Each list comes from the printers that
 // write it.
 func registry() map[string]Formats {
 	return map[string]Formats{
@@ -63,6 +63,7 @@ func registry() map[string]Formats {
 		"crds capture":         {Names: CRDsFormats()},
 		"audit":                {Names: AuditFormats()},
 		"audit --from-cluster": {Names: SkeletonFormats()},
+		"audit --fix":          {Names: FixFormats()},
 		"check":                {Names: CheckFormats()},
 		"report":               {Names: ReportFormats()},
 		"rehearse":             {Names: RehearseFormats()},

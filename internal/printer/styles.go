@@ -37,6 +37,8 @@ type Styles struct {
 	Header lipgloss.Style
 	// Dim marks secondary detail: paths, revisions, legends.
 	Dim lipgloss.Style
+	// Added and Removed mark a diff's added and removed lines.
+	Added, Removed lipgloss.Style
 }
 
 // NewStyles returns the styles rendered for w. With color false every style
@@ -59,5 +61,7 @@ func NewStyles(w io.Writer, color bool) Styles {
 		TierHeader: r.NewStyle().Foreground(colorBlue).Bold(true),
 		Header:     r.NewStyle().Bold(true),
 		Dim:        r.NewStyle().Foreground(colorGray),
+		Added:      r.NewStyle().Foreground(colorGreen),
+		Removed:    r.NewStyle().Foreground(colorRed),
 	}
 }

@@ -30,7 +30,8 @@ func (t Target) String() string { return "Kustomization/" + t.Namespace + "/" + 
 
 // Ref is a dependsOn entry: the Kustomization depended on.
 type Ref struct {
-	Name, Namespace string
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
 }
 
 // String is namespace/name.
@@ -38,9 +39,11 @@ func (r Ref) String() string { return r.Namespace + "/" + r.Name }
 
 // Check is a healthChecks entry: the object the Kustomization waits for.
 type Check struct {
-	APIVersion, Kind, Name string
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
 	// Namespace is empty for a cluster-scoped object.
-	Namespace string
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // String is Kind/name or Kind/namespace/name.

@@ -14,7 +14,7 @@
 // indentation of the document's other lists. A change already present is
 // left alone, so a second run changes nothing.
 //
-// Plan (plan.go, refuse.go, simulate.go) turns an audit report into those
+// MakePlan (plan.go, files.go, simulate.go) turns an audit report into those
 // changes, file by file, and says what it leaves alone and why: a file
 // outside the repository, a Kustomization a template makes (postBuild
 // variables in its name, one document for several Kustomizations, a

@@ -83,6 +83,8 @@ func (s *fileSet) generated(def render.Manifest) string {
 		return fmt.Sprintf("it comes from a remote (%s)", def.File)
 	case filepath.IsAbs(def.File) || !filepath.IsLocal(filepath.FromSlash(def.File)):
 		return fmt.Sprintf("%s is outside the repository", def.File)
+	case isTemplateFile(def.File):
+		return fmt.Sprintf("%s is a template a tool renders (its name says so)", def.File)
 	case def.Line == 0:
 		return fmt.Sprintf("%s does not hold its document as written (a file Flux generates, or one an ArtifactGenerator merges)", def.File)
 	}
@@ -90,6 +92,13 @@ func (s *fileSet) generated(def render.Manifest) string {
 		return fmt.Sprintf("%s:%d is a template: that one document makes %d Kustomizations (an overlay or a component builds it more than once)", def.File, def.Line, n)
 	}
 	return ""
+}
+
+// templateSuffixes name the files a template engine renders into YAML.
+var templateSuffixes = []string{".j2", ".jinja", ".jinja2", ".tmpl", ".tpl", ".gotmpl"}
+
+func isTemplateFile(name string) bool {
+	return slices.ContainsFunc(templateSuffixes, func(s string) bool { return strings.HasSuffix(name, s) })
 }
 
 // file reads the file name (relative to the repository root) once.

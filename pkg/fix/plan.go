@@ -197,8 +197,3 @@ func fieldRank(c Change) int {
 func compareIDs(a, b tiers.ID) int {
 	return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name), strings.Compare(a.Kind, b.Kind))
 }
-
-// describe words an edit for a reason: "dependsOn x/y on Kustomization/a/b".
-func describe(e Edit) string {
-	return fmt.Sprintf("%s on %s", e.Change, e.Kustomization)
-}

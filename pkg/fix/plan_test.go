@@ -150,7 +150,7 @@ func TestPlanRefusesFilesOutsideTheRepository(t *testing.T) {
 	if f := s.file("ks.yaml"); !strings.Contains(f.refused, "outside the repository") {
 		t.Errorf("refused %q, want outside the repository", f.refused)
 	}
-	for _, def := range []render.Manifest{{File: "https://example.com/x//ks.yaml", Line: 1}, {File: "../ks.yaml", Line: 1}, {File: "ks.yaml"}, {}} {
+	for _, def := range []render.Manifest{{File: "https://example.com/x//ks.yaml", Line: 1}, {File: "../ks.yaml", Line: 1}, {File: "ks.yaml"}, {File: "ks.yaml.j2", Line: 1}, {}} {
 		if s.generated(def) == "" {
 			t.Errorf("%q at line %d is not refused", def.File, def.Line)
 		}

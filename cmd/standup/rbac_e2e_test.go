@@ -151,6 +151,11 @@ type rbacCommand struct {
 // of the RBAC world's Kustomizations (GitRepository, OCIRepository, Bucket).
 var watched = []grant{{"list", ksResource}, {"watch", ksResource}, {"watch", crdResource}, {"watch", gitResource}, {"watch", ociResource}, {"watch", bucketResource}}
 
+// eventGrants are the grants of standup's Events: a walk posts them
+// under standup-operator, and without them goes on with one warning
+// (TestEventsForbiddenWarnsOnce), so no command stops for their lack.
+var eventGrants = []grant{{"create", "events.events.k8s.io"}, {"patch", "events.events.k8s.io"}}
+
 // informerOnly are grants a role holds that this API server cannot prove:
 // it serves streaming watch-lists, so an informer needs only "watch", and
 // "list" on sources stays for API servers without them. (standup lists
@@ -288,6 +293,7 @@ func TestRBACRolesHoldExactlyWhatCommandsUse(t *testing.T) {
 		used[c.role] = append(used[c.role], c.needs...)
 	}
 	used["standup-operator"] = append(used["standup-operator"], triggerLists(t)...)
+	used["standup-operator"] = append(used["standup-operator"], eventGrants...)
 	for name, role := range roles {
 		want := append(used[name], informerOnly[name]...)
 		held := grants(role)

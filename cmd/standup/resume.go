@@ -22,6 +22,7 @@ type resumeOptions struct {
 	Kinds, From, Only, Exclude                    cli.StringSlice
 	Operator                                      operatorWait
 	Record                                        string
+	Events                                        bool
 	Fleet                                         fleetOptions
 }
 
@@ -43,7 +44,7 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most `N` at once (0: unlimited)"},
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle `DIR` for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
 			configFlag(&o.Config),
-			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator), recordFlag(&o.Record),
+			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator), recordFlag(&o.Record), eventsFlag(&o.Events),
 			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "the `DIR` of the git checkout the cluster reconciles (e.g. clusters/prod): standup renders it to see which Kustomizations wait on workloads, and hands a busy kustomize-controller their dependency chains first"},
 			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "with --path: repository root `DIR` that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
@@ -122,5 +123,5 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if opts.DryRun {
 		return printPlan(ctx, g, cl, objs, in.bundle, walkOpts, streams)
 	}
-	return walk(ctx, g, cl, in.bundle, walkOpts, rec, streams)
+	return walk(ctx, g, cl, in.bundle, walkOpts, rec, openEvents(ctx, cl, opts.Events), streams)
 }

@@ -11,14 +11,17 @@ import (
 )
 
 // walk is `resume` without --dry-run: the live walk with opts, its
-// progress in the -o format, and the error its summary deserves.
-func walk(ctx context.Context, g globalOptions, cl *cluster, bundle *crds.Bundle, opts wait.Options, rec *record.Writer, streams Streams) error {
+// progress in the -o format, its Events (nil: none), and the error its
+// summary deserves.
+func walk(ctx context.Context, g globalOptions, cl *cluster, bundle *crds.Bundle, opts wait.Options, rec *record.Writer, events *clusterEvents, streams Streams) error {
 	out := printer.NewWalkPrinter(streams.Out, streams.Err, printer.WalkOptions{Format: g.Output, Quiet: g.Quiet, NoColor: g.NoColor})
 	loop := &wait.Loop{Dynamic: cl.Dynamic, Client: cl.Client, Options: opts, Bundle: bundle}
 	recorded(loop, out, rec)
+	events.attach(loop)
 	summary, err := loop.Run(ctx)
 	summary = summaryStopped(summary, err)
 	out.Close(summary)
+	events.close(g, summary, streams)
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
 	}

@@ -69,6 +69,8 @@ type Event struct {
 	// missing CRDs appeared.
 	Wait    *OperatorWait `json:"wait,omitempty"`
 	Summary *Summary      `json:"summary,omitempty"`
+	// Applied names the CRDs a pre-apply created, on its action event.
+	Applied []string `json:"applied,omitempty"`
 }
 
 // Duration marshals as seconds with millisecond precision.

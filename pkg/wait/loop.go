@@ -6,6 +6,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -43,6 +44,27 @@ type Loop struct {
 	// Cluster performs the walk's writes; nil writes through Client
 	// (NewCluster).
 	Cluster Cluster
+	// uids are the uids of the nodes and CRDs the watches have shown,
+	// written and read on the loop's goroutine (UID).
+	uids map[tiers.ID]types.UID
+}
+
+// UID is the uid of the Kustomization, HelmRelease or CRD (tiers.ID with
+// Kind CustomResourceDefinition and the CRD's name) the walk has seen; ""
+// when it has not. Call it from OnEvent or after Run, on the loop's
+// goroutine: an Event's regarding object carries it, so that kubectl
+// describe finds the Event.
+func (l *Loop) UID(id tiers.ID) types.UID { return l.uids[id] }
+
+func (l *Loop) rememberUID(id tiers.ID, uid types.UID, deleted bool) {
+	if l.uids == nil {
+		l.uids = map[tiers.ID]types.UID{}
+	}
+	if deleted {
+		delete(l.uids, id)
+		return
+	}
+	l.uids[id] = uid
 }
 
 // Run walks until every selected node has ended, ctx ends, or the graph is

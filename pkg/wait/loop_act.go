@@ -124,6 +124,7 @@ func actionEvent(now time.Time, a Action, r ActionResult) Event {
 	case a.Kind == ActionReconcile:
 		e.Reason, e.Message = "Requested", flux.ReconcileRequestAnnotation+"="+a.Token
 	case len(r.Applied) > 0:
+		e.Applied = append([]string{}, r.Applied...)
 		e.Reason, e.Message = "Applied", fmt.Sprintf("created CustomResourceDefinition %v (field manager %s)", r.Applied, crds.FieldManager)
 		if len(r.Existing) > 0 {
 			e.Message += fmt.Sprintf("; CustomResourceDefinition %v exists: left alone", r.Existing)

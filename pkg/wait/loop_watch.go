@@ -135,6 +135,7 @@ func (l *Loop) observe(w *Walker, o observation) string {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.obj.Object, ks); err != nil {
 			return ""
 		}
+		l.rememberUID(tiers.ID{Kind: flux.KindKustomization, Namespace: ks.Namespace, Name: ks.Name}, ks.UID, o.deleted)
 		return observeNode(w, flux.FromKustomization(ks), o.deleted)
 	case flux.HelmReleaseGVR:
 		hr, err := flux.FromHelmRelease(o.obj)
@@ -143,6 +144,7 @@ func (l *Loop) observe(w *Walker, o observation) string {
 			// next event replaces one that does not.
 			return ""
 		}
+		l.rememberUID(hr.ID, o.obj.GetUID(), o.deleted)
 		return observeNode(w, hr, o.deleted)
 	case crdsGVR:
 		crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -150,6 +152,7 @@ func (l *Loop) observe(w *Walker, o observation) string {
 			return ""
 		}
 		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		l.rememberUID(tiers.ID{Kind: "CustomResourceDefinition", Name: crd.Name}, crd.UID, o.deleted)
 		if o.deleted {
 			w.ForgetCRD(crd.Name, gk)
 			return ""

@@ -25,6 +25,7 @@ type crdsOptions struct {
 	NodeTimeout time.Duration
 	Operator    operatorWait
 	Record      string
+	Events      bool
 	Fleet       fleetOptions
 }
 
@@ -36,10 +37,10 @@ func crdsCommand(streams Streams, prog string) *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.Bundle, Usage: "CRD bundle directory (default: " + crds.DefaultBundleDir + ")"},
 			&cli.BoolFlag{Name: "dry-run", Destination: &o.DryRun, Usage: "print the diagnosis and what would be created; change nothing (needs no bundle)"},
-			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "legacy fallback: create every bundle CRD absent from the cluster (never touches one that exists)"},
+			&cli.BoolFlag{Name: "all", Destination: &o.All, Usage: "blanket fallback, without a diagnosis: create every bundle CRD absent from the cluster (never touches one that exists)"},
 			configFlag(&o.Config),
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a repaired Kustomization not Ready this long after standup asks it to reconcile (0: its spec.timeout)"},
-			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator), recordFlag(&o.Record),
+			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator), recordFlag(&o.Record), eventsFlag(&o.Events),
 		}, fleetFlags(&o.Fleet)...),
 		Subcommands: []*cli.Command{captureCommand(streams, prog)},
 		Action: func(c *cli.Context) error {
@@ -122,7 +123,7 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 	kinds, helm := repairKinds(ctx, cl, g, streams)
 	walk := wait.Options{NoUnsuspend: true, Timeout: opts.NodeTimeout, Triggers: triggers, Kinds: kinds, WithApplied: true}
 	opts.Operator.set(&walk)
-	summary, err := repairStuck(ctx, g, cl, repairs, bundle, walk, rec, streams)
+	summary, err := repairStuck(ctx, g, cl, repairs, bundle, walk, rec, openEvents(ctx, cl, opts.Events), streams)
 	out.Walked(summary)
 	if helm && err == nil {
 		reportCharts(ctx, cl, repairs, out)
@@ -183,7 +184,7 @@ func closeReport(out printer.CRDsPrinter, err error) error {
 // untouched when ready) with opts: a reconcile standup requests proves each deadlock,
 // the walk pre-applies the missing CRDs, and follows each to Ready. Its
 // progress goes to stderr whatever -o says: stdout holds the report.
-func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []crds.Repair, bundle *crds.Bundle, opts wait.Options, rec *record.Writer, streams Streams) (wait.Summary, error) {
+func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []crds.Repair, bundle *crds.Bundle, opts wait.Options, rec *record.Writer, events *clusterEvents, streams Streams) (wait.Summary, error) {
 	var names []string
 	var explained []tiers.ID
 	for _, r := range repairs {
@@ -196,9 +197,11 @@ func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []cr
 	opts.Selection = tiers.Selection{Namespace: g.Namespace, Only: names}
 	loop := &wait.Loop{Dynamic: cl.Dynamic, Client: cl.Client, Bundle: bundle, Options: opts}
 	recorded(loop, out, rec)
+	events.attach(loop)
 	summary, err := loop.Run(ctx)
 	summary = summaryStopped(summary, err)
 	out.Close(summary)
+	events.close(g, summary, streams)
 	if g.Verbose {
 		fmt.Fprintf(streams.Err, "API requests: %s\n", cl.Counter.Summary())
 	}

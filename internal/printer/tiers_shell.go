@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// writeTiersShell writes a bash TIER_ORDER array for a legacy standup.sh:
+// writeTiersShell writes a bash TIER_ORDER array for a hand-kept standup.sh:
 // one entry per node, tier by tier, each namespace/name, with a Kind/
 // prefix when the report mixes kinds (shellName), so that a script can
 // address each object.

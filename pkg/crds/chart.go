@@ -86,7 +86,7 @@ func ChartReleases(ks tiers.ID, created []string, releases []flux.Object) []Char
 		}
 		if hr.Ready != nil {
 			r.Message = hr.Ready.Message
-			r.Ready = hr.Ready.Status == "True" && hr.ObservedGeneration == hr.Generation
+			r.Ready = hr.ReadyAtGeneration()
 			if f, ok := ParseHelmOwnershipFailure(hr.Ready.Message); ok && f.Object.Kind == flux.CRDKind && slices.Contains(created, f.Object.Name) {
 				r.Refused = &HelmRefusal{Object: f.Object, Commands: f.Commands(hr.ID), Advice: f.Explain(hr.ID, hr.Ready.Message, &ks)}
 				if !slices.Contains(r.CRDs, f.Object.Name) {

@@ -80,3 +80,10 @@ func (o Object) RevisionSource() tiers.ID {
 	}
 	return o.SourceRef
 }
+
+// ReadyAtGeneration reports whether o's Ready condition is True for its
+// current spec: the controller has observed the generation it reports on,
+// as Flux's own readiness checks require.
+func (o Object) ReadyAtGeneration() bool {
+	return o.Ready != nil && o.Ready.Status == "True" && o.Generation == o.ObservedGeneration
+}

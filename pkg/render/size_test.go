@@ -11,10 +11,9 @@ import (
 	"testing"
 )
 
-// The render's packages were split (issue 37) because they had grown into
-// files and functions too long to review; these limits keep them from
-// growing back. A file over maxFileLines or a function over maxFuncLines,
-// tests included, fails TestRenderPackagesStaySmall: split it along a seam
+// Files and functions too long to review hide where the render's two
+// rooms meet; these limits keep both packages readable. A file over
+// maxFileLines or a function over maxFuncLines, tests included, fails TestRenderPackagesStaySmall: split it along a seam
 // of its own (a step of the build, a table of cases) rather than raise
 // the limit.
 const (

@@ -35,7 +35,7 @@ import (
 // applies the built-in rule only.
 func ReadyForDependents(dep, dependent flux.Object, sourceRevision string) (bool, string) {
 	name := dep.ID.NamespacedName()
-	if !readyAtGeneration(dep) {
+	if !dep.ReadyAtGeneration() {
 		return false, fmt.Sprintf("dependency '%s' is not ready", name)
 	}
 	if dependent.ID.Kind == flux.KindHelmRelease {
@@ -61,22 +61,13 @@ func ReadyForDependents(dep, dependent flux.Object, sourceRevision string) (bool
 // ExternalArtifact is not compared: helm-controller records a version there
 // that the source's revision does not spell the same way.
 func HelmReleaseReady(obj flux.Object, chartRevision string) bool {
-	if !readyAtGeneration(obj) {
+	if !obj.ReadyAtGeneration() {
 		return false
 	}
 	if obj.Chart.Kind != flux.HelmChartKind {
 		return true
 	}
 	return chartRevision != "" && obj.LastAppliedRevision == chartRevision
-}
-
-// readyAtGeneration reports whether obj's Ready condition is True and
-// describes its current spec (metadata.generation equals
-// status.observedGeneration): the check both controllers make of a
-// dependency (checkDependencies), and the first half of every readiness
-// rule here.
-func readyAtGeneration(obj flux.Object) bool {
-	return obj.Ready != nil && obj.Ready.Status == string(metav1.ConditionTrue) && obj.Generation == obj.ObservedGeneration
 }
 
 // classifyReadyTrue classifies an object whose Ready condition is True:
@@ -88,7 +79,7 @@ func classifyReadyTrue(obj flux.Object) (st Status, ok bool) {
 	if r == nil || r.Status != string(metav1.ConditionTrue) {
 		return Status{}, false
 	}
-	if !readyAtGeneration(obj) {
+	if !obj.ReadyAtGeneration() {
 		return Status{State: Waiting, Reason: meta.ProgressingReason, Message: fmt.Sprintf(
 			"generation %d not yet observed (observed %d)", obj.Generation, obj.ObservedGeneration)}, true
 	}

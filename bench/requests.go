@@ -70,11 +70,27 @@ func (r Requests) ByVerb() map[string]int {
 // writeVerbs are the verbs that change the cluster.
 var writeVerbs = []string{"create", "update", "patch", "delete", "deletecollection"}
 
-// Writes is the number of requests that changed the cluster.
+// eventsResource is where standup posts its Kubernetes Events.
+const eventsResource = "events.events.k8s.io"
+
+// Writes is the number of requests that changed the cluster's objects:
+// standup's Events, its account of those changes, are counted apart
+// (EventWrites), so that the writes per Kustomization stay the walk's own.
 func (r Requests) Writes() int {
 	n := 0
-	for verb, c := range r.ByVerb() {
-		if slices.Contains(writeVerbs, verb) {
+	for req, c := range r {
+		if !Discovery(req) && req.Resource != eventsResource && slices.Contains(writeVerbs, req.Verb) {
+			n += c
+		}
+	}
+	return n
+}
+
+// EventWrites is the number of requests that posted Events.
+func (r Requests) EventWrites() int {
+	n := 0
+	for req, c := range r {
+		if req.Resource == eventsResource && slices.Contains(writeVerbs, req.Verb) {
 			n += c
 		}
 	}

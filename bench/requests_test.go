@@ -19,6 +19,7 @@ func TestParseRequests(t *testing.T) {
 		stderr  string
 		byVerb  string
 		writes  int
+		events  int
 		gets    int
 		extra   int
 		detail  string
@@ -46,6 +47,12 @@ func TestParseRequests(t *testing.T) {
 			byVerb: "get=3 list=1 patch=2 watch=3", writes: 2, gets: 3, extra: 2,
 			detail: "get crds=3, list crds=1, patch crds=2, watch crds/status=2, watch crds=1",
 		},
+		{
+			name:   "Events are counted apart from the walk's writes",
+			stderr: "API requests: patch kustomizations.kustomize.toolkit.fluxcd.io=2, create events.events.k8s.io=3, patch events.events.k8s.io=1\n",
+			byVerb: "create=3 patch=3", writes: 2, events: 4,
+			detail: "create events.events.k8s.io=3, patch events.events.k8s.io=1, patch kustomizations.kustomize.toolkit.fluxcd.io=2",
+		},
 		{name: "no requests made", stderr: "API requests: \n", byVerb: "", detail: ""},
 		{name: "no line", stderr: "error: boom\n", wantErr: "-v"},
 		{name: "bad pair", stderr: "API requests: list a=x\n", wantErr: `"list a=x"`},
@@ -61,6 +68,9 @@ func TestParseRequests(t *testing.T) {
 			}
 			if r.Writes() != tt.writes || r.Gets() != tt.gets || r.ExtraReads() != tt.extra {
 				t.Errorf("Writes, Gets, ExtraReads = %d, %d, %d, want %d, %d, %d", r.Writes(), r.Gets(), r.ExtraReads(), tt.writes, tt.gets, tt.extra)
+			}
+			if got := r.EventWrites(); got != tt.events {
+				t.Errorf("EventWrites() = %d, want %d", got, tt.events)
 			}
 			if got := r.Detail(); got != tt.detail {
 				t.Errorf("Detail() = %q, want %q", got, tt.detail)

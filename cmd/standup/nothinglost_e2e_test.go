@@ -164,15 +164,17 @@ func apiRequests(stderr string) (map[kube.Request]int, bool) {
 var standupWrites = map[string]string{"patch": "kustomizations.kustomize.toolkit.fluxcd.io", "create": "customresourcedefinitions.apiextensions.k8s.io"}
 
 // countedViolations lists what the counter shows standup must never send:
-// update, delete, a patch of anything but a Kustomization, a create of
-// anything but a CRD (any write at all when allowWrites is off).
+// update, delete, a patch of anything but a Kustomization or an Event, a
+// create of anything but a CRD or an Event (any write at all when
+// allowWrites is off).
 func countedViolations(counts map[kube.Request]int, allowWrites bool) []string {
 	var bad []string
 	for r, n := range counts {
 		switch r.Verb {
 		case "get", "list", "watch":
 		case "patch", "create":
-			if !allowWrites || standupWrites[r.Verb] != r.Resource {
+			// Its own Events besides (eventOnly holds their bodies).
+			if !allowWrites || (standupWrites[r.Verb] != r.Resource && r.Resource != "events.events.k8s.io") {
 				bad = append(bad, fmt.Sprintf("%s=%d", r, n))
 			}
 		default:
@@ -236,7 +238,7 @@ func (wt *witness) events(t *testing.T) []auditv1.Event {
 }
 
 // writes returns the write requests standup sent since the witness began.
-func (wt *witness) writes(t *testing.T) []auditv1.Event {
+func (wt *witness) allWrites(t *testing.T) []auditv1.Event {
 	t.Helper()
 	var out []auditv1.Event
 	for _, e := range wt.events(t) {
@@ -245,6 +247,17 @@ func (wt *witness) writes(t *testing.T) []auditv1.Event {
 		}
 	}
 	return out
+}
+
+// writes are standup's writes but its Kubernetes Events: the changes it
+// made to the cluster's objects.
+func (wt *witness) writes(t *testing.T) []auditv1.Event {
+	t.Helper()
+	return slices.DeleteFunc(wt.allWrites(t), isEventWrite)
+}
+
+func isEventWrite(e auditv1.Event) bool {
+	return e.ObjectRef != nil && e.ObjectRef.APIGroup == "events.k8s.io" && e.ObjectRef.Resource == "events"
 }
 
 func isWriteVerb(verb string) bool {
@@ -256,24 +269,23 @@ func isWriteVerb(verb string) bool {
 }
 
 // assertNothingLost fails the test for any write standup sent that is not
-// an annotation or spec.suspend patch of a Kustomization, or the create of
-// an absent CRD (a CRD patch, even one that creates, is a violation). It
-// returns the writes.
+// an annotation or spec.suspend patch of a Kustomization, the create of
+// an absent CRD (a CRD patch, even one that creates, is a violation), or
+// one of its own Events. It returns the writes but the Events.
 func (wt *witness) assertNothingLost(t *testing.T) []auditv1.Event {
 	t.Helper()
-	writes := wt.writes(t)
-	for _, e := range writes {
+	for _, e := range wt.allWrites(t) {
 		if err := allowedWrite(e); err != nil {
 			t.Errorf("the API server's audit log shows standup %v", err)
 		}
 	}
-	return writes
+	return wt.writes(t)
 }
 
 // assertNoWrites fails the test for any write standup sent at all.
 func (wt *witness) assertNoWrites(t *testing.T) {
 	t.Helper()
-	for _, e := range wt.writes(t) {
+	for _, e := range wt.allWrites(t) {
 		t.Errorf("the API server's audit log shows a write by standup: %s %s (status %d)", e.Verb, e.RequestURI, statusOf(e))
 	}
 }
@@ -299,8 +311,40 @@ func allowedWrite(e auditv1.Event) error {
 			return nil // created an absent CRD, or was refused (409: it exists) and wrote nothing
 		}
 		return fmt.Errorf("created CustomResourceDefinition/%s with status %d", ref.Name, code)
+	case ref.APIGroup == "events.k8s.io" && ref.Resource == "events" && ref.Subresource == "":
+		return eventOnly(e)
 	}
 	return fmt.Errorf("sent %s on %s %s/%s (status %d)", e.Verb, ref.Resource, ref.Namespace, ref.Name, code)
+}
+
+// eventOnly checks a write on Events: the create of standup's own
+// (reporting controller standup), or a patch of nothing but a series.
+func eventOnly(e auditv1.Event) error {
+	if e.RequestObject == nil && statusOf(e) >= 400 {
+		return nil // refused before the body was read: nothing written
+	}
+	if e.RequestObject == nil {
+		return fmt.Errorf("sent %s on Event %s/%s with no body logged", e.Verb, e.ObjectRef.Namespace, e.ObjectRef.Name)
+	}
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(e.RequestObject.Raw, &body); err != nil {
+		return fmt.Errorf("sent %s on Event %s/%s with %s: %v", e.Verb, e.ObjectRef.Namespace, e.ObjectRef.Name, e.RequestObject.Raw, err)
+	}
+	switch e.Verb {
+	case "create":
+		if string(body["reportingController"]) != `"standup"` {
+			return fmt.Errorf("created Event %s/%s reported by %s", e.ObjectRef.Namespace, e.ObjectRef.Name, body["reportingController"])
+		}
+		return nil
+	case "patch":
+		for field := range body {
+			if field != "series" {
+				return fmt.Errorf("patched %s of Event %s/%s: %s", field, e.ObjectRef.Namespace, e.ObjectRef.Name, e.RequestObject.Raw)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("sent %s on Event %s/%s", e.Verb, e.ObjectRef.Namespace, e.ObjectRef.Name)
 }
 
 // reconcileOnly checks that a Kustomization patch touches nothing but

@@ -59,7 +59,7 @@ func TestRecordRoundTripOnTheDeadlock(t *testing.T) {
 	// The API server's audit of standup's writes, counted as the record
 	// counts them: verb and resource.group.
 	audited := map[string]int{}
-	for _, e := range wit.writes(t) {
+	for _, e := range wit.allWrites(t) { // its Events included: the record has their requests
 		resource := e.ObjectRef.Resource
 		if e.ObjectRef.APIGroup != "" {
 			resource += "." + e.ObjectRef.APIGroup

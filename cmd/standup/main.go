@@ -35,7 +35,9 @@ func main() {
 		os.Exit(ExitInterrupted)
 	}()
 	err := Run(ctx, os.Args, Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
-	signal.Stop(signals)
+	// The handler stays until the process ends: a second signal sent right
+	// after the first may land after Run returns, and with the handler
+	// stopped its default action would kill the process (no exit 130).
 	cancel()
 	os.Exit(ExitCode(err, os.Stderr))
 }

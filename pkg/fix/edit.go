@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kubestandup/standup/pkg/audit"
 )
 
 // kustomizeGroup is the API group of Flux's Kustomization.
@@ -37,22 +39,9 @@ type Ref struct {
 // String is namespace/name.
 func (r Ref) String() string { return r.Namespace + "/" + r.Name }
 
-// Check is a healthChecks entry: the object the Kustomization waits for.
-type Check struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Name       string `json:"name"`
-	// Namespace is empty for a cluster-scoped object.
-	Namespace string `json:"namespace,omitempty"`
-}
-
-// String is Kind/name or Kind/namespace/name.
-func (c Check) String() string {
-	if c.Namespace == "" {
-		return c.Kind + "/" + c.Name
-	}
-	return c.Kind + "/" + c.Namespace + "/" + c.Name
-}
+// Check is a healthChecks entry: the object the Kustomization waits for,
+// named as the audit names the guard it asks for (Hazard.Guard).
+type Check = audit.Object
 
 // Change is one edit of a Kustomization's spec: one field is set (none in
 // a Skipped that names no edit).

@@ -174,7 +174,7 @@ func wantedEdits(hazards []audit.Hazard) ([]Edit, []Skipped) {
 			add(Edit{Kustomization: h.Kustomization, Change: Change{DependsOn: &Ref{Name: h.Provider.Name, Namespace: h.Provider.Namespace}}})
 		}
 		if g := h.Guard; g != nil {
-			add(Edit{Kustomization: *h.Provider, Change: Change{HealthCheck: &Check{APIVersion: g.APIVersion, Kind: g.Kind, Name: g.Name, Namespace: g.Namespace}}})
+			add(Edit{Kustomization: *h.Provider, Change: Change{HealthCheck: new(*g)}})
 		}
 	}
 	slices.SortFunc(out, func(a, b Edit) int {

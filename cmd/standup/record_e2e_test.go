@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubestandup/standup/internal/testenv"
 	"github.com/kubestandup/standup/pkg/record"
 )
 
@@ -56,19 +58,7 @@ func TestRecordRoundTripOnTheDeadlock(t *testing.T) {
 	if err := json.Unmarshal([]byte(rep.Stdout), &doc); err != nil {
 		t.Fatalf("report -o json: %v\n%s", err, rep.Stdout)
 	}
-	// The API server's audit of standup's writes, counted as the record
-	// counts them: verb and resource.group.
-	audited := map[string]int{}
-	for _, e := range wit.allWrites(t) { // its Events included: the record has their requests
-		resource := e.ObjectRef.Resource
-		if e.ObjectRef.APIGroup != "" {
-			resource += "." + e.ObjectRef.APIGroup
-		}
-		audited[e.Verb+" "+resource]++
-	}
-	if len(audited) == 0 || !equalCounts(doc.Writes, audited) {
-		t.Errorf("report's writes %v, the API server audited %v", doc.Writes, audited)
-	}
+	assertReportWritesAudited(t, doc.Writes, wit)
 	if doc.Summary == nil || doc.Summary.Ready != 2 || doc.Header == nil || !slices.Contains(doc.Header.Command, "resume") {
 		t.Errorf("summary %+v, header %+v", doc.Summary, doc.Header)
 	}
@@ -96,6 +86,87 @@ func TestRecordRoundTripOnTheDeadlock(t *testing.T) {
 	}
 	if b, err := os.ReadFile(svg); err != nil || !bytes.HasPrefix(b, []byte("<svg")) {
 		t.Errorf("--svg: %v", err)
+	}
+}
+
+// assertReportWritesAudited fails t unless a report's writes equal the API
+// server's audit of standup's writes since wit began, counted as the
+// benchmarks count requests: verb and resource.group, its Events included
+// (the record holds their requests too).
+func assertReportWritesAudited(t *testing.T, writes map[string]int, wit *witness) {
+	t.Helper()
+	audited := map[string]int{}
+	for _, e := range wit.allWrites(t) {
+		resource := e.ObjectRef.Resource
+		if e.ObjectRef.APIGroup != "" {
+			resource += "." + e.ObjectRef.APIGroup
+		}
+		audited[e.Verb+" "+resource]++
+	}
+	if len(audited) == 0 || !equalCounts(writes, audited) {
+		t.Errorf("report's writes %v, the API server audited %v", writes, audited)
+	}
+}
+
+// The round trip on the HelmRelease world: a suspended mixed graph
+// (Kustomizations applying HelmReleases, a chart with CRDs and a HelmRelease
+// chain) walked by resume --record, then reported. The report's writes equal
+// the audit of standup's writes (the Kustomizations' resumes and the
+// HelmReleases' reconcile requests among them), every node has its bar, and
+// its changes name the HelmRelease standup asked to reconcile.
+func TestRecordRoundTripOnTheHelmReleaseWorld(t *testing.T) {
+	ctx := context.Background()
+	ns := testenv.UniqueName("hrrec")
+	w := helmWorld(t, testenv.Options{}, []string{"plain", "gadgets"}, ns)
+	tree := writeTree(t, t.TempDir(), map[string]string{
+		"infra/releases.yaml": hrYAML(t,
+			testenv.HR{Namespace: ns, Name: "db", Chart: "plain"},
+			testenv.HR{Namespace: ns, Name: "gadgets", Chart: "gadgets", DependsOn: deps("db")},
+		),
+		"apps/releases.yaml": hrYAML(t, testenv.HR{Namespace: ns, Name: "web", Chart: "plain", DependsOn: deps("gadgets")}),
+		"apps/gadget.yaml":   fmt.Sprintf("apiVersion: crds.standup.test/v1\nkind: Gadget\nmetadata:\n  name: g1\n  namespace: %s\n", ns),
+	})
+	publish(t, w, ns, tree)
+	create(t, w,
+		testenv.KS{Namespace: ns, Name: "infra", Path: "./infra", Wait: true, Suspend: true},
+		testenv.KS{Namespace: ns, Name: "apps", Path: "./apps", Wait: true, Suspend: true, DependsOn: deps("infra")},
+	)
+	wit := witnessFrom(t, w)
+	file := filepath.Join(t.TempDir(), "helm.ndjson")
+	res := runCLI(t, w, "resume", "-n", ns, "--record", file, "--node-timeout", "2m", "-o", "json")
+	if res.Code != ExitOK {
+		t.Fatalf("resume exit %d: %v\n%s", res.Code, res.Err, res.Stdout)
+	}
+	rep := runWith(ctx, t, runSpec{}, "report", file, "-o", "json")
+	if rep.Code != ExitOK {
+		t.Fatalf("report exit %d: %v\n%s", rep.Code, rep.Err, rep.Stderr)
+	}
+	var doc struct {
+		record.Report
+	}
+	if err := json.Unmarshal([]byte(rep.Stdout), &doc); err != nil {
+		t.Fatalf("report -o json: %v\n%s", err, rep.Stdout)
+	}
+	assertReportWritesAudited(t, doc.Writes, wit)
+	if doc.Writes["patch helmreleases.helm.toolkit.fluxcd.io"] == 0 {
+		t.Errorf("report's writes %v: no HelmRelease patch, yet gadgets found db not Ready and needed a request", doc.Writes)
+	}
+	if doc.Summary == nil || doc.Summary.Ready != 5 {
+		t.Errorf("summary %+v: want 5 nodes Ready", doc.Summary)
+	}
+	if len(doc.Timeline.Bars) != 5 {
+		t.Errorf("timeline has %d bars, want one per node (5): %+v", len(doc.Timeline.Bars), doc.Timeline.Bars)
+	}
+	changed := map[string]bool{}
+	for _, c := range doc.Changes {
+		if c.Node != nil {
+			changed[c.Node.String()] = true
+		}
+	}
+	for _, id := range []string{"HelmRelease/" + ns + "/gadgets", "Kustomization/" + ns + "/infra"} {
+		if !changed[id] {
+			t.Errorf("the report's changes do not name %s: %+v", id, doc.Changes)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/kubeevents"
 	"github.com/kubestandup/standup/pkg/record"
 	"github.com/kubestandup/standup/pkg/tiers"
 	"github.com/kubestandup/standup/pkg/wait"
@@ -101,7 +102,7 @@ func runCRDs(ctx context.Context, g globalOptions, opts crdsOptions, streams Str
 		return err
 	}
 	if opts.All {
-		return createAll(ctx, cl, bundle, opts.DryRun, printer.NewCRDsPrinter(streams.Out, g.Output, printer.CRDsModeAll, opts.DryRun))
+		return createAll(ctx, g, cl, bundle, opts, printer.NewCRDsPrinter(streams.Out, g.Output, printer.CRDsModeAll, opts.DryRun), streams)
 	}
 	present, err := crds.ListCRDs(ctx, cl.Client)
 	if err != nil {
@@ -214,9 +215,10 @@ func repairStuck(ctx context.Context, g globalOptions, cl *cluster, repairs []cr
 // every CRD that exists, including one an operator creates meanwhile. A dry
 // run plans the same way (crds.PlanAbsent) and creates nothing. A plan
 // that fails reports nothing; a create that fails part-way reports what it
-// created.
-func createAll(ctx context.Context, cl *cluster, bundle *crds.Bundle, dryRun bool, out printer.CRDsPrinter) error {
-	if dryRun {
+// created. Each CRD created gets its PreApplied Event (--events), a dry
+// run none.
+func createAll(ctx context.Context, g globalOptions, cl *cluster, bundle *crds.Bundle, opts crdsOptions, out printer.CRDsPrinter, streams Streams) error {
+	if opts.DryRun {
 		plan, err := crds.PlanAbsent(ctx, cl.Client, bundle.All())
 		if err != nil {
 			return err
@@ -225,6 +227,10 @@ func createAll(ctx context.Context, cl *cluster, bundle *crds.Bundle, dryRun boo
 		return out.Close()
 	}
 	res, err := crds.CreateAbsent(ctx, cl.Client, bundle.All(), crds.ApplyOptions{Reason: "standup crds --all"})
+	if events := openEvents(ctx, cl, opts.Events); events != nil {
+		events.poster.Post(kubeevents.BlanketCreated(res.Created, time.Now())...)
+		events.close(g, wait.Summary{}, streams)
+	}
 	out.Created(res, err == nil)
 	return closeReport(out, err)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubestandup/standup/internal/testenv"
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/kubeevents"
 	"github.com/kubestandup/standup/pkg/wait"
 )
 
@@ -284,11 +285,22 @@ func TestCRDsAllNeverTouchesExistingCRDs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	beforeEvents := standupEvents(t, w, "default", "CustomResourceDefinition", storageCRD)
 	for run := 1; run <= 2; run++ {
 		res := runCLI(t, w, "crds", "--all", "--crds", bundle)
 		if res.Code != ExitOK {
 			t.Fatalf("run %d: exit %d: %v", run, res.Code, res.Err)
 		}
+		// The CRD it created has its PreApplied Event, once: the second
+		// run created nothing and posts nothing. The CRD it left alone has
+		// none.
+		evs := newEvents(beforeEvents, standupEvents(t, w, "default", "CustomResourceDefinition", storageCRD))
+		if len(evs) != 1 || evs[0].Reason != kubeevents.ReasonPreApplied || evs[0].Count > 1 || evs[0].Series != nil {
+			t.Errorf("run %d: CustomResourceDefinition/%s's Events %v: want one %s", run, storageCRD, reasonsOf(evs), kubeevents.ReasonPreApplied)
+		}
+	}
+	if evs := standupEvents(t, w, "default", "CustomResourceDefinition", existing.Name); len(evs) != 0 {
+		t.Errorf("the CRD --all left alone has standup Events: %v", reasonsOf(evs))
 	}
 	after := &apiextensionsv1.CustomResourceDefinition{}
 	if err := w.Client.Get(ctx, client.ObjectKey{Name: existing.Name}, after); err != nil {

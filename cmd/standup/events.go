@@ -65,6 +65,7 @@ func (e *clusterEvents) close(g globalOptions, summary wait.Summary, streams Str
 		fmt.Fprintf(streams.Err, "warning: %s\n", e.warning)
 	}
 	if g.Verbose {
-		fmt.Fprintf(streams.Err, "Events: %d created, %d series updates, %d not posted\n", stats.Created, stats.Series, stats.Dropped)
+		fmt.Fprintf(streams.Err, "Events: %d created, %d series updates, %d not posted (%d on mutations, %d walk notices)\n",
+			stats.Created, stats.Series, stats.Dropped, stats.OnMutations, stats.WalkNotices)
 	}
 }

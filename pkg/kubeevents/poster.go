@@ -47,6 +47,18 @@ type Stats struct {
 	// Dropped Notices: queued past the bound, left when posting stopped,
 	// or not posted by Close's deadline.
 	Dropped int
+	// OnMutations and WalkNotices split the requests posted (Created plus
+	// Series) by what they tell of (OnMutation): one per mutation, or the
+	// walk's own notices, a few per diagnosis and per walk.
+	OnMutations, WalkNotices int
+}
+
+func (s *Stats) posted(n Notice) {
+	if OnMutation(n.Reason) {
+		s.OnMutations++
+	} else {
+		s.WalkNotices++
+	}
 }
 
 // Poster posts Notices as Events from a goroutine of its own, in order,
@@ -187,7 +199,7 @@ func (p *Poster) post(n Notice) error {
 		if _, err := p.dyn.Resource(EventsGVR).Namespace(prev.namespace).Patch(p.ctx, prev.name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			return err
 		}
-		p.count(func(s *Stats) { s.Series++ })
+		p.count(func(s *Stats) { s.Series++; s.posted(n) })
 		return nil
 	}
 	ev := p.event(n)
@@ -200,7 +212,7 @@ func (p *Poster) post(n Notice) error {
 	}
 	p.series[key] = &posted{namespace: ev.Namespace, name: ev.Name, count: 1}
 	p.created++
-	p.count(func(s *Stats) { s.Created++ })
+	p.count(func(s *Stats) { s.Created++; s.posted(n) })
 	return nil
 }
 

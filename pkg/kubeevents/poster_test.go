@@ -28,24 +28,24 @@ func notice(reason string) Notice {
 func TestPosterSeries(t *testing.T) {
 	dyn := fakeDynamic()
 	p := NewPoster(context.Background(), dyn, Options{Instance: "standup-test"})
-	p.Post(notice(ReasonReconcileRequested), notice(ReasonReconcileRequested), notice(ReasonReconcileRequested), notice(ReasonResumed))
+	p.Post(notice(ReasonReconcileRequested), notice(ReasonReconcileRequested), notice(ReasonReconcileRequested), notice(ReasonResumed), notice(ReasonWalkFinished))
 	stats := p.Close()
-	if stats != (Stats{Created: 2, Series: 2}) {
-		t.Fatalf("stats %+v, want 2 created and 2 series updates", stats)
+	if stats != (Stats{Created: 3, Series: 2, OnMutations: 4, WalkNotices: 1}) {
+		t.Fatalf("stats %+v, want 3 created and 2 series updates, 4 of them on mutations and 1 walk notice", stats)
 	}
 	var verbs []string
 	for _, a := range dyn.Actions() {
 		verbs = append(verbs, a.GetVerb())
 	}
-	if got := strings.Join(verbs, " "); got != "create patch patch create" {
-		t.Errorf("requests %q, want create patch patch create", got)
+	if got := strings.Join(verbs, " "); got != "create patch patch create create" {
+		t.Errorf("requests %q, want create patch patch create create", got)
 	}
 	list, err := dyn.Resource(EventsGVR).Namespace("flux-system").List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Items) != 2 {
-		t.Fatalf("%d Events, want 2", len(list.Items))
+	if len(list.Items) != 3 {
+		t.Fatalf("%d Events, want 3", len(list.Items))
 	}
 	for _, item := range list.Items {
 		if item.Object["reason"] != ReasonReconcileRequested {

@@ -40,6 +40,21 @@ const (
 	ReasonWalkGaveUp     = "WalkGaveUp"
 )
 
+// OnMutation reports whether an Event of reason tells of one of standup's
+// mutations: a resume or reconcile request (or its failure), a CRD created
+// (or its failure). There is one such Event per mutation, so that Events
+// cost at most a request per mutation; every other reason is one of the
+// walk's notices (a deadlock suspected and proven, the pre-apply said on
+// the stuck node, the walk's end), a few per diagnosis and per walk,
+// however many nodes it walks.
+func OnMutation(reason string) bool {
+	switch reason {
+	case ReasonResumed, ReasonReconcileRequested, ReasonRequestFailed, ReasonPreApplied, ReasonPreApplyFailed:
+		return true
+	}
+	return false
+}
+
 // The actions of standup's Events (events.k8s.io/v1 requires one): what
 // standup did, or was doing, regarding the object.
 const (
@@ -268,4 +283,20 @@ func truncateNote(s string) string {
 		s = s[:len(s)-1]
 	}
 	return strings.TrimRight(s, " ") + cut
+}
+
+// BlanketCreated returns the Notices of `crds --all`: a PreApplied Event
+// on each CRD it created, saying it was the blanket fallback, without a
+// diagnosis, so that no Kustomization is named as the one it unblocked.
+// A CRD it left alone (it existed) was not acted on and gets none.
+func BlanketCreated(created []string, now time.Time) []Notice {
+	out := make([]Notice, 0, len(created))
+	for _, name := range created {
+		out = append(out, Notice{
+			Time: now, Type: corev1.EventTypeNormal, Reason: ReasonPreApplied, Action: ActionPreApply,
+			Regarding: Ref{APIVersion: crdAPIVersion, Kind: crdKind, Name: name},
+			Note:      "standup crds --all created this CRD (field manager standup): the blanket fallback, every bundle CRD absent from the cluster, without a diagnosis",
+		})
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package kubeevents
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,5 +174,24 @@ func TestTruncateNote(t *testing.T) {
 	}
 	if s := "short"; truncateNote(s) != s {
 		t.Errorf("a short note was changed")
+	}
+}
+
+// TestBlanketCreated: crds --all posts one PreApplied Event per CRD it
+// created, on the CRD, naming no Kustomization, and none for nothing.
+func TestBlanketCreated(t *testing.T) {
+	if got := BlanketCreated(nil, t0); len(got) != 0 {
+		t.Errorf("nothing created: got %+v", got)
+	}
+	got := BlanketCreated([]string{"cogs.example.com", "gizmos.example.com"}, t0)
+	want := []short{
+		{regarding: crdAPIVersion + " " + crdKind + "//cogs.example.com", typ: corev1.EventTypeNormal, reason: ReasonPreApplied, act: ActionPreApply},
+		{regarding: crdAPIVersion + " " + crdKind + "//gizmos.example.com", typ: corev1.EventTypeNormal, reason: ReasonPreApplied, act: ActionPreApply},
+	}
+	if s := shorten(got); !slices.Equal(s, want) {
+		t.Errorf("got %+v\nwant %+v", s, want)
+	}
+	if !strings.Contains(got[0].Note, "--all") || !got[0].Time.Equal(t0) {
+		t.Errorf("note %q at %s: want it to name crds --all, at t0", got[0].Note, got[0].Time)
 	}
 }

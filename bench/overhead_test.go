@@ -117,20 +117,27 @@ func overheadOf(b *testing.B, variant string, out outcome, err error) overheadRu
 	if err != nil {
 		b.Fatal(err)
 	}
-	lowest, acted := -1, map[string]int{}
+	// An action event carries no tier: the node events do, as the
+	// translator reads them.
+	tierOf, acted := map[string]int{}, map[string]bool{}
 	for _, e := range events {
 		switch {
 		case e.Type == wait.EventDiagnosis && e.Proof != nil:
 			run.noticeBound += 3
+		case e.Type == wait.EventNode && e.Node != nil:
+			tierOf[e.Node.String()] = e.Tier
 		case e.Type == wait.EventAction && e.Node != nil:
-			acted[e.Node.String()] = e.Tier
-			if lowest < 0 || e.Tier < lowest {
-				lowest = e.Tier
-			}
+			acted[e.Node.String()] = true
 		}
 	}
-	for _, tier := range acted {
-		if tier == lowest {
+	lowest := -1
+	for id := range acted {
+		if t := tierOf[id]; lowest < 0 || t < lowest {
+			lowest = t
+		}
+	}
+	for id := range acted {
+		if tierOf[id] == lowest {
 			run.noticeBound++
 		}
 	}

@@ -25,6 +25,11 @@ type Model struct {
 	OperatorDelay time.Duration
 	// Proof is what standup's proof and pre-apply of a deadlock cost.
 	Proof time.Duration
+	// Reaction is standup's reaction to a node turning Ready: its watch
+	// event, the reconcile request of each dependent, and the controller's
+	// watch of that request, before the dependent's reconcile is queued.
+	// Zero queues it at once.
+	Reaction time.Duration
 	// Horizon ends a simulation that has not converged: what is not Ready
 	// by then never will be.
 	Horizon time.Duration

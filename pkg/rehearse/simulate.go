@@ -439,11 +439,21 @@ func (x *sim) becomeReady(nd *node) {
 	nd.bar.Outcome, nd.bar.End = timeline.Ready, x.now
 	if x.c.Standup {
 		for _, d := range nd.dependents {
-			if d.exists && !d.ready && x.depsReady(d) {
-				d.pending = false
-				x.enqueue(d)
+			if x.m.Reaction > 0 {
+				x.at(x.now+x.m.Reaction, func() { x.request(d) })
+				continue
 			}
+			x.request(d)
 		}
+	}
+}
+
+// request is standup asking for d's reconcile, once its dependencies are
+// Ready: it is queued at once, not at its next requeue.
+func (x *sim) request(d *node) {
+	if d.exists && !d.ready && x.depsReady(d) {
+		d.pending = false
+		x.enqueue(d)
 	}
 }
 

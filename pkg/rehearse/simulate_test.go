@@ -126,3 +126,22 @@ func TestSimulateDeadlock(t *testing.T) {
 		t.Errorf("standup: converged %v, repaired %v", s.Converged, s.Repaired)
 	}
 }
+
+// TestSimulateReaction: standup's reaction delays each dependent's
+// reconcile by Model.Reaction after its dependency turns Ready, and
+// nothing else: a chain of three under standup takes 3 s of reconciles
+// plus two reactions; Flux alone, whose requeue carries the chain, is
+// unchanged.
+func TestSimulateReaction(t *testing.T) {
+	chain := Scenario{Nodes: []Node{{ID: id("a")}, {ID: id("b"), DependsOn: ids("a")}, {ID: id("c"), DependsOn: ids("b")}}}
+	m := unit()
+	m.Reaction = 250 * time.Millisecond
+	for _, tt := range []struct {
+		c    Contender
+		want time.Duration
+	}{{standup, 3500 * time.Millisecond}, {flux, 61 * time.Second}} {
+		if r := Simulate(chain, tt.c, m); !r.Converged || r.AllReady != tt.want {
+			t.Errorf("%s: all Ready at %s (converged %v), want %s", tt.c.Name, r.AllReady, r.Converged, tt.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,6 +178,10 @@ func boundOf(b *testing.B, res *Run, g benchgraph.Graph, w *testenv.World, ns st
 	}
 	if ns != "" {
 		durations = InNamespace(durations, ns)
+	}
+	res.Durations = maps.Clone(durations)
+	if op != nil {
+		res.OperatorLatency = op.latency
 	}
 	if out.usage != nil && out.usage.Diagnosis != nil {
 		// A deadlock is revealed by one failed reconcile of the stuck node,

@@ -64,6 +64,12 @@ type Run struct {
 	Results   map[string]Measurement
 	BoundPath []string
 	Standup   StandupUsage
+	// Durations are the reconcile durations kustomize-controller logged in
+	// standup's turn (each Kustomization's first successful one, keyed as
+	// the bound keys them), and OperatorLatency the runtime operator's in
+	// that turn: what the run teaches rehearse (BenchmarkRehearse).
+	Durations       map[string]time.Duration
+	OperatorLatency time.Duration
 }
 
 // Ratio is one ratio the table reports, Num's time over Den's, with the

@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubestandup/standup/internal/benchgraph"
+	"github.com/kubestandup/standup/pkg/rehearse"
+)
+
+// TestGraphRehearsalPredictsAChain: a chain of three with measured
+// durations of 1, 2 and 3 s predicts standup at their sum plus two
+// reactions, Flux alone at two requeues plus the last reconcile, Flux tuned
+// likewise at 5 s, exactly.
+func TestGraphRehearsalPredictsAChain(t *testing.T) {
+	g := benchgraph.Generate(benchgraph.Spec{Depth: 3, Width: 1, FanIn: 1, Prefix: "c"})
+	durations := map[string]time.Duration{}
+	for i, n := range g.Nodes {
+		durations[n.Name] = time.Duration(i+1) * time.Second
+	}
+	m := rehearse.DefaultModel()
+	m.DependencyCheck, m.Reaction = 0, 100*time.Millisecond
+	pred := Predict(GraphRehearsal(g, durations), m)
+	for c, want := range map[string]time.Duration{Standup: 6200 * time.Millisecond, FluxAlone: 63 * time.Second, FluxTuned: 13 * time.Second} {
+		if r := pred[c]; !r.Converged || r.AllReady != want {
+			t.Errorf("%s: all Ready at %s (converged %v), want %s", c, r.AllReady, r.Converged, want)
+		}
+	}
+}
+
+func TestValidationRows(t *testing.T) {
+	s := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+	tests := []struct {
+		name string
+		row  ValidationRow
+		err  float64
+		met  bool
+	}{
+		{"within", ValidationRow{Predicted: s(110), Measured: s(100), Converges: true, Converged: true, Limit: 0.15}, 0.10, true},
+		{"beyond", ValidationRow{Predicted: s(80), Measured: s(100), Converges: true, Converged: true, Limit: 0.15}, 0.20, false},
+		{"both never", ValidationRow{Predicted: s(7200), Measured: s(180), Limit: 0.15}, math.NaN(), true},
+		{"predicted never, converged", ValidationRow{Measured: s(100), Converged: true, Limit: 0.15}, math.NaN(), false},
+		{"predicted converges, capped", ValidationRow{Predicted: s(10), Converges: true, Measured: s(180), Limit: 0.15}, math.NaN(), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := tt.row.Error()
+			if (math.IsNaN(tt.err) != math.IsNaN(e)) || (!math.IsNaN(e) && math.Abs(e-tt.err) > 1e-9) {
+				t.Errorf("Error() = %v, want %v", e, tt.err)
+			}
+			if tt.row.Met() != tt.met {
+				t.Errorf("Met() = %v, want %v", tt.row.Met(), tt.met)
+			}
+		})
+	}
+	md := Markdown([]Validation{{Scenario: "deadlock", Calibration: "c", Rows: []ValidationRow{tests[2].row}}})
+	if !strings.Contains(md, "| deadlock |  | never | ≥ 180.0 (cap) | – | both never | yes |") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+func TestReaction(t *testing.T) {
+	if got := Reaction(2*time.Second, 1500*time.Millisecond, 5); got != 100*time.Millisecond {
+		t.Errorf("Reaction = %s, want 100ms", got)
+	}
+	if got := Reaction(time.Second, 2*time.Second, 5); got != 0 {
+		t.Errorf("a walk faster than its bound: Reaction = %s, want 0", got)
+	}
+	if got := Reaction(2*time.Second, time.Second, 0); got != 0 {
+		t.Errorf("no hops: Reaction = %s, want 0", got)
+	}
+}

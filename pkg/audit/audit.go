@@ -190,6 +190,9 @@ func (ix *index) converge(verdicts map[tiers.ID]map[GroupKind]*verdict) {
 			for _, o := range v.set.candidates {
 				c.emit(o.at.ks, o.at.stage, key)
 			}
+			if v.gate != nil {
+				c.wait(v.gate.ks, key)
+			}
 		}
 	}
 	for _, ks := range ix.order {
@@ -215,6 +218,15 @@ func (ix *index) converge(verdicts map[tiers.ID]map[GroupKind]*verdict) {
 					v.blocked = true
 				}
 			}
+			if v.gate != nil {
+				// The gate turns Ready only once the kind exists: if its
+				// origin waits for the gate, neither ever does.
+				key := originKey{gk: gk, cluster: ix.cluster[ks]}
+				if converges, through := c.eventually(v.gate.ks, stageReady, key); !converges && through {
+					v.code, v.severity = CodeOriginCycle, SeverityError
+					v.cycle = c.waitPath(v.via.at.ks, v.gate.ks, stageReady)
+				}
+			}
 			if v.severity == SeverityError && v.via != nil {
 				ix.allowOpaque(c, ks, v)
 				if v.via.assumed {
@@ -228,11 +240,16 @@ func (ix *index) converge(verdicts map[tiers.ID]map[GroupKind]*verdict) {
 }
 
 // allowOpaque downgrades a deadlock to a warning when a Kustomization the
-// checkout does not render, in the same cluster, can act without ks: what
-// it applies is unknown, and might be the CRD.
+// checkout does not render, in the same cluster, can act without ks (or
+// without the CRD gate ks waits for): what it applies is unknown, and might
+// be the CRD.
 func (ix *index) allowOpaque(c *convergence, ks tiers.ID, v *verdict) {
+	held, stage := ks, v.stage
+	if v.gate != nil {
+		held, stage = v.gate.ks, stageReady
+	}
 	for _, u := range ix.opaque {
-		if ix.cluster[u] == ix.cluster[ks] && c.readyWithout(ks, v.stage, u) {
+		if ix.cluster[u] == ix.cluster[ks] && c.readyWithout(held, stage, u) {
 			id := u
 			v.opaque, v.severity = &id, SeverityWarning
 			return

@@ -87,6 +87,11 @@ type verdict struct {
 	// guarded is set when the provider's Kustomization already waits for
 	// it (wait: true or a health check), so a fix need not ask for that.
 	guarded bool
+	// gate is the health check on the kind's CRD, in a Kustomization Ready
+	// before the consumer, that makes an origin nothing else orders first
+	// exist in time (gateFor); the convergence check then asks whether the
+	// gate itself ever turns Ready.
+	gate *crdGate
 	// cycle is the chain by which the provider waits for the consumer.
 	cycle []tiers.ID
 	// created is the chain of Kustomizations the consumer itself creates in
@@ -160,6 +165,13 @@ func (ix *index) classify(ks tiers.ID, gk GroupKind, stage int) verdict {
 		return ix.withoutOrigin(ks, gk, v)
 	}
 	v.evidence = v.via.evidence()
+	if v.rank == rankUnguarded || v.rank == rankUnordered {
+		// Not in the same pass: a CRD gate on the way guarantees the kind.
+		if v.gate = ix.gateFor(ks, gk); v.gate != nil {
+			v.rank = rankGuaranteed
+			v.evidence = strings.TrimPrefix(v.evidence+"; "+v.gate.evidence(), "; ")
+		}
+	}
 	v.origin = originOf(*v.via, v.rank, ks)
 	v.guarded = v.via.secondOrder() && ix.guards(&v.via.at)
 	switch v.rank {

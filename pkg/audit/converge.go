@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"slices"
+
 	"github.com/kubestandup/standup/pkg/render"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -13,7 +15,8 @@ import (
 // manifests, HelmReleases and trigger objects make their kinds exist
 // (charts and operators eventually, which the retries wait out); a
 // Kustomization whose every stage is applied turns Ready (wait: true only
-// delays that). What never happens in the play is a deadlock.
+// delays that), once every kind its health checks on CRDs wait for exists
+// (a CRD gate, gateFor). What never happens in the play is a deadlock.
 //
 // Kinds whose origin is built in, Flux's, the bootstrap's, the platform's
 // or unknown are not needs: an unknown kind is a notice, not a deadlock.
@@ -29,6 +32,9 @@ type convergence struct {
 	// needs and emits are kind numbers, per node and stage.
 	needs [][stageCount + 1][]int
 	emits [][stageCount + 1][]int
+	// waits are the kinds a node's health checks wait for before it turns
+	// Ready, once every stage is applied.
+	waits [][]int
 	kinds map[originKey]int
 	// runs caches run's results by its arguments.
 	runs map[runKey]*state
@@ -58,6 +64,7 @@ func newConvergence(res *render.Result) *convergence {
 	n := len(c.ids)
 	c.deps, c.parent, c.parentStage = make([][]int, n), make([]int, n), make([]int, n)
 	c.needs, c.emits = make([][stageCount + 1][]int, n), make([][stageCount + 1][]int, n)
+	c.waits = make([][]int, n)
 	for _, o := range res.Objects {
 		i, ok := c.index[o.ID]
 		if !ok {
@@ -103,6 +110,14 @@ func (c *convergence) emit(ks tiers.ID, stage int, k originKey) {
 	}
 }
 
+// wait records that node ks turns Ready only once kind k exists: a health
+// check on k's CRD.
+func (c *convergence) wait(ks tiers.ID, k originKey) {
+	if i, ok := c.index[ks]; ok {
+		c.waits[i] = append(c.waits[i], c.kind(k))
+	}
+}
+
 // place records that stage of parent applies the Kustomization child.
 func (c *convergence) place(child, parent tiers.ID, stage int) {
 	if i, ok := c.index[child]; ok && c.parent[i] >= 0 && c.ids[c.parent[i]] == parent {
@@ -110,8 +125,13 @@ func (c *convergence) place(child, parent tiers.ID, stage int) {
 	}
 }
 
+// stageReady, as a blockStage, holds a node after its last stage: every
+// stage applied, never Ready (its health checks never pass).
+const stageReady = stageCount + 1
+
 // run plays the cold start. block, when not -1, is a node that never gets
-// past blockStage (its stages from blockStage on are never applied); force,
+// past blockStage (its stages from blockStage on are never applied; at
+// stageReady, it never turns Ready); force,
 // when not -1, is a node Ready from the start with every stage applied.
 func (c *convergence) run(block, blockStage, force int) *state {
 	return c.play(block, blockStage, force, false)
@@ -157,6 +177,9 @@ func (c *convergence) play(block, blockStage, force int, relax bool) *state {
 				s.applied[i][st] = true
 				emit(i, st)
 				changed = true
+			}
+			if done && ((i == block && blockStage == stageReady) || (!relax && !c.healthy(s, i))) {
+				done = false
 			}
 			if done {
 				s.ready[i], changed = true, true
@@ -252,6 +275,16 @@ func (c *convergence) readyWithout(ks tiers.ID, stage int, u tiers.ID) bool {
 	return ok && ok2 && c.run(i, stage, -1).ready[j]
 }
 
+// healthy reports whether every kind node i's health checks wait for exists.
+func (c *convergence) healthy(s *state, i int) bool {
+	for _, k := range c.waits[i] {
+		if !s.exists[k] {
+			return false
+		}
+	}
+	return true
+}
+
 // waitPath explains why the provider node cannot act before ks is Ready:
 // the chain of dependsOn, appliers and needed kinds from provider to ks,
 // as found in the play where ks is held at stage.
@@ -282,11 +315,13 @@ func (c *convergence) waitPath(provider, ks tiers.ID, stage int) []tiers.ID {
 		if p := c.parent[v]; p >= 0 {
 			next = append(next, p)
 		}
+		waited := slices.Clone(c.waits[v])
 		for st := 1; st <= stageCount; st++ {
-			for _, k := range c.needs[v][st] {
-				if !s.exists[k] {
-					next = append(next, emitters[k]...)
-				}
+			waited = append(waited, c.needs[v][st]...)
+		}
+		for _, k := range waited {
+			if !s.exists[k] {
+				next = append(next, emitters[k]...)
 			}
 		}
 		for _, w := range next {

@@ -119,6 +119,9 @@ type index struct {
 	// kinds holds the kind and apply stage of each rendered object, in the
 	// order of res.Rendered[ks]: read once, used by every pass.
 	kinds map[tiers.ID][]objectKind
+	// gates maps a kind to the Kustomizations whose health checks wait for
+	// its CRD.
+	gates map[GroupKind][]crdGate
 }
 
 // objectKind is the kind and apply stage of one rendered object.
@@ -213,6 +216,7 @@ func newIndex(res *render.Result, cfg *Config, boot *Bootstrap, cat *catalog.Cat
 	ix.resolveCharts()
 	ix.addUnrendered()
 	ix.boot = ix.bootstrapKinds(boot)
+	ix.gates = ix.crdGates()
 	return ix
 }
 

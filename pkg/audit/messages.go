@@ -253,6 +253,11 @@ func originCycleText(v verdict, gk GroupKind, p placed) (string, string) {
 	for i, id := range v.cycle {
 		chain[i] = id.NamespacedName()
 	}
+	if g := v.gate; g != nil {
+		return fmt.Sprintf("%s, and %s cannot act before %s is Ready (%s), while %s waits for CustomResourceDefinition/%s (a health check) before it turns Ready, and %s is applied only after it: neither ever converges",
+				cause(v, gk), src.ks, g.ks, strings.Join(chain, " -> "), g.ks, g.crd, p.ks),
+			fmt.Sprintf("break the cycle: move what provides %s out of %s's way (to a Kustomization that does not wait for %s), or drop the health check on CustomResourceDefinition/%s from %s", gk, src.ks.Name, g.ks.Name, g.crd, g.ks)
+	}
 	return fmt.Sprintf("%s, and %s cannot act before %s is Ready (%s), while %s cannot get past the dry-run of %s until the CRD exists: neither ever converges",
 			cause(v, gk), src.ks, p.ks, strings.Join(chain, " -> "), p.ks, gk),
 		fmt.Sprintf("break the cycle: move what provides %s out of %s's way (to a Kustomization that does not wait for %s), or move %s after it", gk, src.ks.Name, p.ks.Name, p.obj)

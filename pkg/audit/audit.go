@@ -171,8 +171,33 @@ func (ix *index) classifyAll() map[tiers.ID]map[GroupKind]*verdict {
 // a warning if its origin appears without the Kustomization that needs it,
 // and a deadlock if the origin waits for that Kustomization:
 // SECOND_ORDER_SAME_PASS when the Kustomization itself creates the
-// origin's Kustomization in the pass that fails, else ORIGIN_CYCLE.
+// origin's Kustomization in the pass that fails, else ORIGIN_CYCLE. A
+// warning whose origin never appears for a reason of its own says so
+// (blocked) only when an error that stands holds the origin up, not a
+// deadlock downgraded to a warning.
 func (ix *index) converge(verdicts map[tiers.ID]map[GroupKind]*verdict) {
+	c := ix.convergence(verdicts)
+	for _, ks := range ix.order {
+		for gk, v := range verdicts[ks] {
+			ix.settle(c, ks, originKey{gk: gk, cluster: ix.cluster[ks]}, v)
+		}
+	}
+	for _, ks := range ix.order {
+		for gk, v := range verdicts[ks] {
+			if v.blocked && !c.standsBlocked(ks, v.stage, originKey{gk: gk, cluster: ix.cluster[ks]}) {
+				// The origin is held up only by findings that do not stand
+				// as errors (deadlocks downgraded to warnings): this one
+				// converges as they do, and says so.
+				v.blocked = false
+			}
+		}
+	}
+}
+
+// convergence sets up the play of the cold start: which Kustomization
+// applies which, what each stage needs and makes exist, what each CRD gate
+// waits for.
+func (ix *index) convergence(verdicts map[tiers.ID]map[GroupKind]*verdict) *convergence {
 	c := newConvergence(ix.res)
 	for _, ks := range ix.order {
 		for i, m := range ix.res.Rendered[ks] {
@@ -195,46 +220,56 @@ func (ix *index) converge(verdicts map[tiers.ID]map[GroupKind]*verdict) {
 			}
 		}
 	}
-	for _, ks := range ix.order {
-		for gk, v := range verdicts[ks] {
-			if v.rank == rankUnordered || v.rank == rankEarlierStep {
-				key := originKey{gk: gk, cluster: ix.cluster[ks]}
-				converges, through := c.eventually(ks, v.stage, key)
-				created := []tiers.ID(nil)
-				if !converges && v.rank == rankUnordered {
-					created = c.createdInPass(ks, v.via.at.ks, v.stage)
-				}
-				switch {
-				case converges:
-				case len(created) > 0:
-					// ks itself creates, in the pass that fails, the
-					// Kustomization that provides the kind: whatever else
-					// holds that one up, ks never gets past its dry-run.
-					v.code, v.severity, v.created = CodeSecondOrderSamePass, SeverityError, created
-				case through && v.rank == rankUnordered:
-					v.code, v.severity = CodeOriginCycle, SeverityError
-					v.cycle = c.waitPath(v.via.at.ks, ks, v.stage)
-				default:
-					v.blocked = true
-				}
-			}
-			if v.gate != nil {
-				// The gate turns Ready only once the kind exists: if its
-				// origin waits for the gate, neither ever does.
-				key := originKey{gk: gk, cluster: ix.cluster[ks]}
-				if converges, through := c.eventually(v.gate.ks, stageReady, key); !converges && through {
-					v.code, v.severity = CodeOriginCycle, SeverityError
-					v.cycle = c.waitPath(v.via.at.ks, v.gate.ks, stageReady)
-				}
-			}
-			if v.severity == SeverityError && v.via != nil {
-				ix.allowOpaque(c, ks, v)
-				if v.via.assumed {
-					// Only valuesFrom can say whether the chart installs
-					// the CRD: audit cannot prove the deadlock.
-					v.severity = SeverityWarning
-				}
-			}
+	return c
+}
+
+// settle decides, from the play, the severity of the verdict v of kind key
+// in ks (converge).
+func (ix *index) settle(c *convergence, ks tiers.ID, key originKey, v *verdict) {
+	if v.rank == rankUnordered || v.rank == rankEarlierStep {
+		converges, through := c.eventually(ks, v.stage, key)
+		created := []tiers.ID(nil)
+		if !converges && v.rank == rankUnordered {
+			created = c.createdInPass(ks, v.via.at.ks, v.stage)
+		}
+		switch {
+		case converges:
+		case len(created) > 0:
+			// ks itself creates, in the pass that fails, the
+			// Kustomization that provides the kind: whatever else holds
+			// that one up, ks never gets past its dry-run.
+			v.code, v.severity, v.created = CodeSecondOrderSamePass, SeverityError, created
+		case through && v.rank == rankUnordered:
+			v.code, v.severity = CodeOriginCycle, SeverityError
+			v.cycle = c.waitPath(v.via.at.ks, ks, v.stage)
+		default:
+			v.blocked = true
+		}
+	}
+	if v.gate != nil {
+		// The gate turns Ready only once the kind exists: if its origin
+		// waits for the gate, neither ever does.
+		if converges, through := c.eventually(v.gate.ks, stageReady, key); !converges && through {
+			v.code, v.severity = CodeOriginCycle, SeverityError
+			v.cycle = c.waitPath(v.via.at.ks, v.gate.ks, stageReady)
+		}
+	}
+	if v.severity != SeverityError || v.via == nil {
+		return
+	}
+	ix.allowOpaque(c, ks, v)
+	if v.via.assumed {
+		// Only valuesFrom can say whether the chart installs the CRD:
+		// audit cannot prove the deadlock.
+		v.severity = SeverityWarning
+	}
+	if v.severity != SeverityError {
+		// A deadlock audit cannot prove: what it holds up is not stuck for
+		// a reason that stands.
+		if v.gate != nil {
+			c.soften(v.gate.ks, stageReady, key)
+		} else {
+			c.soften(ks, v.stage, key)
 		}
 	}
 }

@@ -103,7 +103,10 @@ type verdict struct {
 	// deadlock converges on a retry, so the finding is only a warning.
 	opaque *tiers.ID
 	// blocked is set when the origin never appears on a cold start for a
-	// reason of its own (another finding), not the consumer's.
+	// reason of its own (another finding), not the consumer's, and that
+	// finding is an error that stands: the origin never appears either
+	// when every deadlock downgraded to a warning converges
+	// (convergence.standsBlocked).
 	blocked bool
 	// likely is a HelmRelease whose chart probably installs an unknown
 	// kind's CRD: its name or chart names a label of the kind's group.

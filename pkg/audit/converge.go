@@ -35,6 +35,11 @@ type convergence struct {
 	// waits are the kinds a node's health checks wait for before it turns
 	// Ready, once every stage is applied.
 	waits [][]int
+	// soft are the needs of findings that do not stand as errors (a
+	// deadlock downgraded to a warning: an opaque Kustomization or a
+	// chart's valuesFrom may yet bring the kind), per node and stage; at
+	// stageReady, its health checks' (waits).
+	soft  [][stageReady + 1][]int
 	kinds map[originKey]int
 	// runs caches run's results by its arguments.
 	runs map[runKey]*state
@@ -49,8 +54,22 @@ type state struct {
 
 type runKey struct {
 	block, blockStage, force int
-	relax                    bool
+	relax                    relaxation
 }
+
+// relaxation says which needs a play takes as met whether or not their
+// kind exists.
+type relaxation int
+
+const (
+	// relaxNone meets a need only once its kind exists.
+	relaxNone relaxation = iota
+	// relaxSoft takes the soft needs as met: the play of a cold start in
+	// which every finding that is not an error that stands converges.
+	relaxSoft
+	// relaxAll takes every need, and every health check, as met.
+	relaxAll
+)
 
 func newConvergence(res *render.Result) *convergence {
 	c := &convergence{index: map[tiers.ID]int{}, kinds: map[originKey]int{}, runs: map[runKey]*state{}}
@@ -65,6 +84,7 @@ func newConvergence(res *render.Result) *convergence {
 	c.deps, c.parent, c.parentStage = make([][]int, n), make([]int, n), make([]int, n)
 	c.needs, c.emits = make([][stageCount + 1][]int, n), make([][stageCount + 1][]int, n)
 	c.waits = make([][]int, n)
+	c.soft = make([][stageReady + 1][]int, n)
 	for _, o := range res.Objects {
 		i, ok := c.index[o.ID]
 		if !ok {
@@ -118,6 +138,15 @@ func (c *convergence) wait(ks tiers.ID, k originKey) {
 	}
 }
 
+// soften records that node ks's need of kind k in stage (at stageReady,
+// its wait for k) comes from a finding that does not stand as an error
+// (relaxSoft).
+func (c *convergence) soften(ks tiers.ID, stage int, k originKey) {
+	if i, ok := c.index[ks]; ok {
+		c.soft[i][stage] = append(c.soft[i][stage], c.kind(k))
+	}
+}
+
 // place records that stage of parent applies the Kustomization child.
 func (c *convergence) place(child, parent tiers.ID, stage int) {
 	if i, ok := c.index[child]; ok && c.parent[i] >= 0 && c.ids[c.parent[i]] == parent {
@@ -134,13 +163,15 @@ const stageReady = stageCount + 1
 // stageReady, it never turns Ready); force,
 // when not -1, is a node Ready from the start with every stage applied.
 func (c *convergence) run(block, blockStage, force int) *state {
-	return c.play(block, blockStage, force, false)
+	return c.play(block, blockStage, force, relaxNone)
 }
 
-// play is run; relax plays it as if every other finding were fixed: every
-// kind a stage needs is taken to exist, so that only block, force, the
-// appliers and dependsOn decide what turns Ready.
-func (c *convergence) play(block, blockStage, force int, relax bool) *state {
+// play is run, with the needs relax says taken as met: relaxAll plays it
+// as if every other finding were fixed, every kind a stage needs taken to
+// exist, so that only block, force, the appliers and dependsOn decide what
+// turns Ready; relaxSoft as if every finding that does not stand as an
+// error converged.
+func (c *convergence) play(block, blockStage, force int, relax relaxation) *state {
 	key := runKey{block, blockStage, force, relax}
 	if s, ok := c.runs[key]; ok {
 		return s
@@ -170,7 +201,7 @@ func (c *convergence) play(block, blockStage, force int, relax bool) *state {
 				if s.applied[i][st] {
 					continue
 				}
-				if (i == block && st >= blockStage) || (!relax && !c.satisfied(s, i, st)) {
+				if (i == block && st >= blockStage) || (relax != relaxAll && !c.satisfied(s, i, st, relax)) {
 					done = false
 					break
 				}
@@ -178,7 +209,7 @@ func (c *convergence) play(block, blockStage, force int, relax bool) *state {
 				emit(i, st)
 				changed = true
 			}
-			if done && ((i == block && blockStage == stageReady) || (!relax && !c.healthy(s, i))) {
+			if done && ((i == block && blockStage == stageReady) || (relax != relaxAll && !c.healthy(s, i, relax))) {
 				done = false
 			}
 			if done {
@@ -204,10 +235,11 @@ func (c *convergence) reachable(s *state, i int) bool {
 	return true
 }
 
-// satisfied reports whether every kind stage st of node i needs exists.
-func (c *convergence) satisfied(s *state, i, st int) bool {
+// satisfied reports whether every kind stage st of node i needs exists,
+// but for the soft needs under relaxSoft.
+func (c *convergence) satisfied(s *state, i, st int, relax relaxation) bool {
 	for _, k := range c.needs[i][st] {
-		if !s.exists[k] {
+		if !s.exists[k] && (relax != relaxSoft || !slices.Contains(c.soft[i][st], k)) {
 			return false
 		}
 	}
@@ -235,7 +267,17 @@ func (c *convergence) eventually(ks tiers.ID, stage int, k originKey) (converges
 	if c.run(-1, 0, i).exists[kn] {
 		return false, true
 	}
-	return false, !c.play(i, stage, -1, true).exists[kn] && c.play(-1, 0, i, true).exists[kn]
+	return false, !c.play(i, stage, -1, relaxAll).exists[kn] && c.play(-1, 0, i, relaxAll).exists[kn]
+}
+
+// standsBlocked reports whether kind k of the consumer ks (applied in
+// stage) still never comes to exist, ks held at that stage, when every
+// finding that does not stand as an error converges (relaxSoft): only then
+// does an error explain why its origin never gets that far.
+func (c *convergence) standsBlocked(ks tiers.ID, stage int, k originKey) bool {
+	i, ok := c.index[ks]
+	kn, known := c.kinds[k]
+	return ok && known && !c.play(i, stage, -1, relaxSoft).exists[kn]
 }
 
 // createdInPass returns the Kustomizations that ks itself creates in stage
@@ -275,10 +317,11 @@ func (c *convergence) readyWithout(ks tiers.ID, stage int, u tiers.ID) bool {
 	return ok && ok2 && c.run(i, stage, -1).ready[j]
 }
 
-// healthy reports whether every kind node i's health checks wait for exists.
-func (c *convergence) healthy(s *state, i int) bool {
+// healthy reports whether every kind node i's health checks wait for
+// exists, but for the soft ones under relaxSoft.
+func (c *convergence) healthy(s *state, i int, relax relaxation) bool {
 	for _, k := range c.waits[i] {
-		if !s.exists[k] {
+		if !s.exists[k] && (relax != relaxSoft || !slices.Contains(c.soft[i][stageReady], k)) {
 			return false
 		}
 	}

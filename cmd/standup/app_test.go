@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/kubestandup/standup/internal/printer"
 )
 
 // countingServer is an API server that answers nothing useful and counts
@@ -174,14 +172,14 @@ func TestEveryCommandHasRegisteredFormats(t *testing.T) {
 				continue
 			}
 			path := prefix + cmd.Name
-			if _, ok := printer.FormatsOf(path); !ok && cmd.Action != nil {
+			if _, ok := formats().Of(path); !ok && cmd.Action != nil {
 				t.Errorf("%s: no output formats registered", path)
 			}
 			walk(path+" ", cmd.Subcommands)
 		}
 	}
 	walk("", newApp(Streams{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}, "standup", "standup").Commands)
-	if _, ok := printer.FormatsOf("audit --from-cluster"); !ok {
+	if _, ok := formats().Of("audit --from-cluster"); !ok {
 		t.Error("audit --from-cluster: no output formats registered")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/internal/printer/coldstart"
 	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/config"
 	"github.com/kubestandup/standup/pkg/render"
@@ -31,7 +32,7 @@ func auditCommand(streams Streams, prog string) *cli.Command {
 			"comes from on a cold start (built in, Flux, the repository's bootstrap, a CRD, a chart or an operator the\n" +
 			"catalog knows, standup.yaml) and reports findings with a code, the places and a fix (docs/audit.md): errors\n" +
 			"cannot converge, warnings converge after a retry, notices are kinds of unknown origin. Exits 1 when any\n" +
-			"finding is an error. Output formats: " + strings.Join(printer.AuditFormats(), ", ") + ".",
+			"finding is an error. Output formats: " + strings.Join(coldstart.AuditFormats(), ", ") + ".",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "the `DIR` of a git checkout holding the cluster's Flux objects (e.g. clusters/prod)"},
 			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "repository root `DIR` that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
@@ -75,8 +76,8 @@ func runAudit(ctx context.Context, g globalOptions, opts auditOptions, streams S
 	if err != nil {
 		return err
 	}
-	popts := printer.AuditOptions{Options: printer.Options{Color: useColor(g, streams.Out)}, ToolVersion: buildVersion()}
-	if err := printer.PrintAudit(streams.Out, g.Output, report, popts); err != nil {
+	popts := coldstart.AuditOptions{Options: printer.Options{Color: useColor(g, streams.Out)}, ToolVersion: buildVersion()}
+	if err := coldstart.PrintAudit(streams.Out, g.Output, report, popts); err != nil {
 		return err
 	}
 	// The report covers what could be rendered; what could not fails the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/internal/printer/coldstart"
 	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
@@ -49,7 +49,7 @@ func runAuditFromCluster(ctx context.Context, g globalOptions, opts auditOptions
 	if err != nil {
 		return err
 	}
-	if err := printer.PrintSkeleton(streams.Out, g.Output, sk); err != nil {
+	if err := coldstart.PrintSkeleton(streams.Out, g.Output, sk); err != nil {
 		return err
 	}
 	if !g.Quiet {

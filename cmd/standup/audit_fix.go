@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/internal/printer/coldstart"
 	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/fix"
 	"github.com/kubestandup/standup/pkg/render"
@@ -26,7 +27,7 @@ func runAuditFix(ctx context.Context, g globalOptions, opts auditOptions, stream
 	}
 	popts := printer.Options{Color: useColor(g, streams.Out)}
 	if opts.DryRun {
-		if err := printer.PrintFix(streams.Out, g.Output, printer.FixDocument{Plan: plan, DryRun: true}, popts); err != nil {
+		if err := coldstart.PrintFix(streams.Out, g.Output, coldstart.FixDocument{Plan: plan, DryRun: true}, popts); err != nil {
 			return err
 		}
 		fixSummary(g, streams, plan, "would write")
@@ -49,7 +50,7 @@ func runAuditFix(ctx context.Context, g globalOptions, opts auditOptions, stream
 			return err
 		}
 	}
-	if err := printer.PrintFix(streams.Out, g.Output, printer.FixDocument{Plan: plan, After: report}, popts); err != nil {
+	if err := coldstart.PrintFix(streams.Out, g.Output, coldstart.FixDocument{Plan: plan, After: report}, popts); err != nil {
 		return err
 	}
 	return auditOutcome(res, report, g.Output == printer.FormatText)
@@ -100,7 +101,7 @@ func auditOutcome(res *render.Result, report *audit.Report, printed bool) error 
 // fixSummary says on stderr, unless -q, what --fix did when stdout holds
 // the diff alone.
 func fixSummary(g globalOptions, streams Streams, plan *fix.Plan, did string) {
-	if g.Quiet || g.Output != printer.FormatDiff {
+	if g.Quiet || g.Output != coldstart.FormatDiff {
 		return
 	}
 	fmt.Fprintf(streams.Err, "audit --fix: %s %d files (%d edits); %d not fixed; %d findings need objects moved\n",

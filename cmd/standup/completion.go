@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kubestandup/standup/internal/cliargs"
-	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/flux"
 )
 
@@ -60,7 +59,7 @@ func completionValues(command, flag string) []string {
 	case flag == "output" && command == "":
 		return allFormats()
 	case flag == "output":
-		if f, ok := printer.FormatsOf(command); ok {
+		if f, ok := formats().Of(command); ok {
 			return f.Names
 		}
 	case flag == "kinds" && (command == "tiers" || command == "resume"):
@@ -73,7 +72,7 @@ func completionValues(command, flag string) []string {
 func allFormats() []string {
 	var names []string
 	for _, command := range []string{"tiers", "audit", "audit --from-cluster", "audit --fix", "resume", "check", "crds", "version"} {
-		f, _ := printer.FormatsOf(command)
+		f, _ := formats().Of(command)
 		names = union(names, f.Names)
 	}
 	return names

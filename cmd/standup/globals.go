@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/internal/printer/coldstart"
 	"github.com/kubestandup/standup/pkg/kube"
 )
 
@@ -44,7 +45,7 @@ type globalOptions struct {
 
 func globals(c *cli.Context) globalOptions {
 	output := setAt(c, "output").String("output")
-	if format, err := printer.ValidateFormat(commandPath(c), output); err == nil {
+	if format, err := formats().Validate(commandPath(c), output); err == nil {
 		output = format // guard refused any other
 	}
 	requestTimeout, _ := requestTimeout(c) // guard refused a bad one
@@ -236,16 +237,22 @@ func shareGlobalFlags(cmd *cli.Command, prefix string, onUsage cli.OnUsageErrorF
 	}
 }
 
+// formats is the printer registry: every command's -o values, those the
+// printers of internal/printer write and those of the cold-start model's
+// (coldstart), which is a package apart so that the live commands' printers
+// do not import the linter.
+func formats() printer.Registry { return printer.Commands().Join(coldstart.Commands()) }
+
 // outputUsage is the help of -o for the command at path, after "output":
 // its formats from the printer registry, the default first.
 func outputUsage(path string) string {
-	f, ok := printer.FormatsOf(path)
+	f, ok := formats().Of(path)
 	if !ok {
 		return "`FORMAT`"
 	}
 	usage := "`FORMAT`: " + strings.Join(f.Names, ", ")
 	for _, mode := range auditModes {
-		if other, ok := printer.FormatsOf(path + " --" + mode); ok {
+		if other, ok := formats().Of(path + " --" + mode); ok {
 			usage += "; with --" + mode + ": " + strings.Join(other.Names, ", ")
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/kubestandup/standup/internal/cliargs"
-	"github.com/kubestandup/standup/internal/printer"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,7 +30,7 @@ func guard(cmd *cli.Command) {
 		if err := cliargs.CheckArgs(c); err != nil {
 			return &usageError{err}
 		}
-		if _, err := printer.ValidateFormat(commandPath(c), setAt(c, "output").String("output")); err != nil {
+		if _, err := formats().Validate(commandPath(c), setAt(c, "output").String("output")); err != nil {
 			return err
 		}
 		g := globals(c)

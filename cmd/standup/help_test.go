@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kubestandup/standup/internal/ciskip"
-	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/flux"
 )
 
@@ -342,7 +341,7 @@ func TestCompletionOffersWhatEachCommandTakes(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	for _, path := range append(visibleCommands(t), "audit --from-cluster", "audit --fix") {
-		f, ok := printer.FormatsOf(path)
+		f, ok := formats().Of(path)
 		if !ok || path == "completion" { // completion takes no -o
 			continue
 		}

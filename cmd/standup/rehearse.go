@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kubestandup/standup/internal/printer"
+	"github.com/kubestandup/standup/internal/printer/coldstart"
 	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/config"
 	"github.com/kubestandup/standup/pkg/rehearse"
@@ -90,7 +90,7 @@ func runRehearse(ctx context.Context, g globalOptions, opts rehearseOptions, str
 	scenario := rehearse.FromAudit(res, report)
 	model := rehearse.DefaultModel()
 	model.Workers = opts.Concurrent
-	out := printer.Rehearsal{Path: res.Path, Model: model, Picture: pi}
+	out := coldstart.Rehearsal{Path: res.Path, Model: model, Picture: pi}
 	for _, n := range scenario.Nodes {
 		if n.ID.Kind == render.KindKustomization {
 			out.Kustomizations++
@@ -106,7 +106,7 @@ func runRehearse(ctx context.Context, g globalOptions, opts rehearseOptions, str
 			return err
 		}
 	}
-	if err := printer.PrintRehearsal(streams.Out, g.Output, out); err != nil {
+	if err := coldstart.PrintRehearsal(streams.Out, g.Output, out); err != nil {
 		return err
 	}
 	if flux := out.Results[0]; opts.MaxDuration > 0 && (!flux.Converged || flux.AllReady > opts.MaxDuration) {

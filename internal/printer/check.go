@@ -12,35 +12,24 @@ import (
 // checkPrinters are the formats of PrintCheck, default first: the
 // checklist for people, and the report as one indented JSON document
 // (docs/check.md).
-func checkPrinters() []docPrinter[check.Report] {
-	return []docPrinter[check.Report]{
-		{FormatText, func(b *strings.Builder, r check.Report, rc renderContext) error {
-			writeCheckText(b, r, rc.styles())
+func checkPrinters() []DocPrinter[check.Report] {
+	return []DocPrinter[check.Report]{
+		{FormatText, func(b *strings.Builder, r check.Report, rc RenderContext) error {
+			writeCheckText(b, r, rc.Styles())
 			return nil
 		}},
-		{FormatJSON, writer(writeCheckJSON)},
+		{FormatJSON, FromWriter(writeCheckJSON)},
 	}
 }
 
 // CheckFormats returns the formats PrintCheck accepts, default first.
-func CheckFormats() []string { return formatNames(checkPrinters()) }
+func CheckFormats() []string { return FormatNames(checkPrinters()) }
 
 // PrintCheck writes the report of `standup check` to w in the given format,
 // one of CheckFormats. The output is rendered completely before anything
 // is written, so a failure leaves w untouched.
 func PrintCheck(w io.Writer, format string, r check.Report, opts Options) error {
-	p, err := lookup(checkPrinters(), format)
-	if err != nil {
-		return err
-	}
-	var buf strings.Builder
-	if err := p.write(&buf, r, renderContext{out: w, color: opts.Color}); err != nil {
-		return fmt.Errorf("check %s output: %w", format, err)
-	}
-	if _, err := io.WriteString(w, buf.String()); err != nil {
-		return fmt.Errorf("writing check %s output: %w", format, err)
-	}
-	return nil
+	return Print(w, checkPrinters(), format, r, RenderContext{Color: opts.Color}, "check")
 }
 
 // writeCheckJSON writes r as one JSON document indented by two spaces, the

@@ -216,5 +216,5 @@ func PrintCapture(w io.Writer, format, dir string, paths []string) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(captureDocument{SchemaVersion: CRDsSchemaVersion, Directory: dir, Files: nonNil(paths)})
+	return enc.Encode(captureDocument{SchemaVersion: CRDsSchemaVersion, Directory: dir, Files: NonNil(paths)})
 }

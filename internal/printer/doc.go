@@ -2,13 +2,19 @@
 // every output standup writes, in one place.
 //
 // The registry (formats.go) holds each command's -o values, registered once
-// and taken from the printers that write them; ValidateFormat is the one
+// and taken from the printers that write them; Registry.Validate is the one
 // check of -o, made before a command runs. Every command speaks one
 // vocabulary: text for people (table is its other name), json for
-// programs. Each whole-document printer (tiers, audit, audit
-// --from-cluster, the resume --dry-run plan, version) is a table of formats
-// (render.go), and renders completely before it writes, so a failure
+// programs. Each whole-document printer (tiers, the resume --dry-run plan,
+// check, report, version) is a table of formats (render.go: DocPrinter),
+// written by Print, which renders completely before it writes, so a failure
 // leaves the output untouched.
+//
+// The cold-start model's printers (audit, audit --fix, audit
+// --from-cluster, rehearse) are the coldstart package's, on these tables,
+// styles and helpers, with their own part of the registry: this package
+// imports neither pkg/audit nor what imports it, so that the live commands
+// print through it without depending on the linter.
 //
 // The tiers printers take a TiersReport, a view model built by
 // NewTiersReport from a *tiers.Graph and the flux.Objects behind it, and

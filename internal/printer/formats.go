@@ -2,6 +2,7 @@ package printer
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -23,8 +24,6 @@ const (
 	FormatDot     = "dot"
 	FormatMermaid = "mermaid"
 	FormatShell   = "shell"
-	// FormatSARIF is SARIF 2.1.0, for code-scanning UIs.
-	FormatSARIF = "sarif"
 )
 
 // canonicalFormat returns the format an -o name stands for: an alias gives
@@ -50,39 +49,53 @@ type Formats struct {
 	Names []string
 }
 
-// registry holds every command's formats, keyed by the command's path
-// ("crds capture"); audit --from-cluster and audit --fix print other
-// documents than audit, so each has its own entry. Each list comes from the printers that
-// write it.
-func registry() map[string]Formats {
-	return map[string]Formats{
-		"version":              {Names: formatNames(versionPrinters())},
-		"tiers":                {Names: TiersFormats()},
-		"resume":               {Names: WalkFormats()},
-		"crds":                 {Names: CRDsFormats()},
-		"crds capture":         {Names: CRDsFormats()},
-		"audit":                {Names: AuditFormats()},
-		"audit --from-cluster": {Names: SkeletonFormats()},
-		"audit --fix":          {Names: FixFormats()},
-		"check":                {Names: CheckFormats()},
-		"report":               {Names: ReportFormats()},
-		"rehearse":             {Names: RehearseFormats()},
+// Registry holds commands' formats, keyed by the command's path ("crds
+// capture"); audit --from-cluster and audit --fix print other documents
+// than audit, so each has its own entry. Each list comes from the printers
+// that write it.
+type Registry map[string]Formats
+
+// Commands returns the registry of the commands this package prints for:
+// all but the cold-start model's (audit, audit --from-cluster, audit --fix,
+// rehearse), whose printers are in the coldstart package, so that the live
+// commands do not import the linter through their printers. cmd/standup
+// joins the two (Registry.Join) into its one registry.
+func Commands() Registry {
+	return Registry{
+		"version":      {Names: FormatNames(versionPrinters())},
+		"tiers":        {Names: TiersFormats()},
+		"resume":       {Names: WalkFormats()},
+		"crds":         {Names: CRDsFormats()},
+		"crds capture": {Names: CRDsFormats()},
+		"check":        {Names: CheckFormats()},
+		"report":       {Names: ReportFormats()},
 		// completion writes a shell script, whatever -o says but json.
 		"completion": {Names: []string{FormatText}},
 	}
 }
 
-// FormatsOf returns the formats registered for command, and whether any are.
-func FormatsOf(command string) (Formats, bool) {
-	f, ok := registry()[command]
+// Join returns a registry holding the commands of r and of others. A
+// command is registered by one package alone; were it in two, the last
+// would hold.
+func (r Registry) Join(others ...Registry) Registry {
+	out := maps.Clone(r)
+	for _, o := range others {
+		maps.Copy(out, o)
+	}
+	return out
+}
+
+// Of returns the formats registered for command, and whether any are.
+func (r Registry) Of(command string) (Formats, bool) {
+	f, ok := r[command]
 	return f, ok
 }
 
-// ValidateFormat is the one check of -o: it returns the format command
-// prints in (its default when format is empty, the format an alias stands
-// for), or a *FormatError when command does not accept format.
-func ValidateFormat(command, format string) (string, error) {
-	f, ok := FormatsOf(command)
+// Validate is the one check of -o: it returns the format command prints in
+// (its default when format is empty, the format an alias stands for), or a
+// *FormatError when command does not accept format.
+func (r Registry) Validate(command, format string) (string, error) {
+	f, ok := r.Of(command)
 	switch {
 	case !ok:
 		return "", fmt.Errorf("no output formats registered for command %q", command)

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// TestValidateFormat pins every command's accepted -o values and the exact
-// refusal each prints (exit 2).
+// TestValidateFormat pins the accepted -o values of every command printer
+// registers and the exact refusal each prints (exit 2); coldstart pins the
+// cold-start model's.
 func TestValidateFormat(t *testing.T) {
 	tests := []struct {
 		command, format string
@@ -25,12 +26,6 @@ func TestValidateFormat(t *testing.T) {
 		{command: "resume", format: "", want: FormatText},
 		{command: "resume", format: "json", want: FormatJSON},
 		{command: "resume", format: "yaml", wantErr: `resume: unknown output format "yaml" (want text or json)`},
-		{command: "audit", format: "", want: FormatText},
-		{command: "audit", format: "sarif", want: FormatSARIF},
-		{command: "audit", format: "yaml", wantErr: `audit: unknown output format "yaml" (want one of: text, json, sarif)`},
-		{command: "audit --from-cluster", format: "", want: FormatYAML},
-		{command: "audit --from-cluster", format: "text", want: FormatText},
-		{command: "audit --from-cluster", format: "sarif", wantErr: `audit --from-cluster: unknown output format "sarif" (want one of: yaml, text, json)`},
 		{command: "check", format: "", want: FormatText},
 		{command: "check", format: "yaml", wantErr: `check: unknown output format "yaml" (want text or json)`},
 		{command: "crds", format: "", want: FormatText},
@@ -44,32 +39,30 @@ func TestValidateFormat(t *testing.T) {
 		{command: "version", format: "table", want: FormatText},
 		{command: "tiers", format: "table", want: FormatText},
 		{command: "resume", format: "table", want: FormatText},
-		{command: "audit", format: "table", want: FormatText},
-		{command: "audit --from-cluster", format: "table", want: FormatText},
 		{command: "check", format: "table", want: FormatText},
 		{command: "crds", format: "table", want: FormatText},
 		{command: "crds capture", format: "table", want: FormatText},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command+" -o "+tt.format, func(t *testing.T) {
-			got, err := ValidateFormat(tt.command, tt.format)
+			got, err := Commands().Validate(tt.command, tt.format)
 			if tt.wantErr != "" {
 				var fe *FormatError
 				if !errors.As(err, &fe) || err.Error() != tt.wantErr {
-					t.Fatalf("ValidateFormat() error = %v, want *FormatError %q", err, tt.wantErr)
+					t.Fatalf("Validate() error = %v, want *FormatError %q", err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Errorf("ValidateFormat() = %q, %v; want %q", got, err, tt.want)
+				t.Errorf("Validate() = %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}
 }
 
-func TestValidateFormatRefusesAnUnregisteredCommand(t *testing.T) {
-	if _, err := ValidateFormat("nosuch", ""); err == nil {
-		t.Error("ValidateFormat accepted a command with no registered formats")
+func TestValidateRefusesAnUnregisteredCommand(t *testing.T) {
+	if _, err := Commands().Validate("nosuch", ""); err == nil {
+		t.Error("Validate accepted a command with no registered formats")
 	}
 }
 
@@ -77,16 +70,14 @@ func TestValidateFormatRefusesAnUnregisteredCommand(t *testing.T) {
 // printer writes, so that a check passed never meets an unknown format.
 func TestEveryRegisteredFormatPrints(t *testing.T) {
 	printers := map[string][]string{
-		"tiers":                TiersFormats(),
-		"audit":                AuditFormats(),
-		"audit --from-cluster": SkeletonFormats(),
-		"resume":               formatNames(planPrinters()),
-		"version":              formatNames(versionPrinters()),
-		"crds":                 CRDsFormats(),
-		"crds capture":         CRDsFormats(),
+		"tiers":        TiersFormats(),
+		"resume":       FormatNames(planPrinters()),
+		"version":      FormatNames(versionPrinters()),
+		"crds":         CRDsFormats(),
+		"crds capture": CRDsFormats(),
 	}
 	for command, printable := range printers {
-		f, ok := FormatsOf(command)
+		f, ok := Commands().Of(command)
 		if !ok {
 			t.Fatalf("%s: not registered", command)
 		}
@@ -102,7 +93,7 @@ func TestEveryRegisteredFormatPrints(t *testing.T) {
 // document for programs json, and every alias stands for a format in the
 // vocabulary, so that -o means the same in every command.
 func TestOneVocabulary(t *testing.T) {
-	for command, f := range registry() {
+	for command, f := range Commands() {
 		if !slices.Contains(f.Names, FormatText) {
 			t.Errorf("%s: no text format (has %v)", command, f.Names)
 		}

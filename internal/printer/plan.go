@@ -20,10 +20,10 @@ type Plan struct {
 }
 
 // planPrinters are the formats of PrintPlan, as of the walk it stands for.
-func planPrinters() []docPrinter[Plan] {
-	return []docPrinter[Plan]{
-		{FormatText, builder(writePlanText)},
-		{FormatJSON, writer(writePlanJSON)},
+func planPrinters() []DocPrinter[Plan] {
+	return []DocPrinter[Plan]{
+		{FormatText, FromBuilder(writePlanText)},
+		{FormatJSON, FromWriter(writePlanJSON)},
 	}
 }
 
@@ -32,16 +32,7 @@ func planPrinters() []docPrinter[Plan] {
 // is stuck in and the CRDs that would repair it, and a closing count
 // (text); for programs, one JSON object per step (json).
 func PrintPlan(w io.Writer, format string, p Plan) error {
-	pr, err := lookup(planPrinters(), format)
-	if err != nil {
-		return err
-	}
-	var buf strings.Builder
-	if err := pr.write(&buf, p, renderContext{out: w}); err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, buf.String())
-	return err
+	return Print(w, planPrinters(), format, p, RenderContext{}, "resume --dry-run")
 }
 
 // planMarks are the marks of the text plan's actions, as `terraform plan`
@@ -75,9 +66,9 @@ func writePlanText(b *strings.Builder, p Plan) {
 			writePlanDeadlock(b, s.Deadlock)
 		}
 	}
-	fmt.Fprintf(b, "\nPlan: %s, %s, %s to create.", plural(sum.Reconciles, "reconcile"), plural(sum.Resumes, "resume"), plural(sum.CRDs, "CRD"))
+	fmt.Fprintf(b, "\nPlan: %s, %s, %s to create.", Plural(sum.Reconciles, "reconcile"), Plural(sum.Resumes, "resume"), Plural(sum.CRDs, "CRD"))
 	if sum.Unresolvable > 0 {
-		fmt.Fprintf(b, " %s the bundle cannot repair: the walk would end with exit 3.", plural(sum.Unresolvable, "deadlock"))
+		fmt.Fprintf(b, " %s the bundle cannot repair: the walk would end with exit 3.", Plural(sum.Unresolvable, "deadlock"))
 	}
 	b.WriteString("\n")
 }
@@ -100,17 +91,17 @@ func planHeader(p Plan, sum wait.PlanSummary) string {
 			alone++
 		}
 	}
-	nodes := plural(len(p.Steps), "Kustomization")
+	nodes := Plural(len(p.Steps), "Kustomization")
 	if mixed {
 		nodes = fmt.Sprintf("%d Kustomizations and HelmReleases", len(p.Steps))
 	}
 	line := fmt.Sprintf("Plan for %s: %s in %s; %d to reconcile (%d of them to resume), %d already Ready",
-		p.Source, nodes, plural(len(tiersSeen), "tier"), sum.Reconciles, sum.Resumes, alone)
+		p.Source, nodes, Plural(len(tiersSeen), "tier"), sum.Reconciles, sum.Resumes, alone)
 	if passive > 0 {
 		line += fmt.Sprintf(", %d outside the selection", passive)
 	}
 	if sum.Deadlocks > 0 {
-		line += fmt.Sprintf("; %s to repair", plural(sum.Deadlocks, "cold-start deadlock"))
+		line += fmt.Sprintf("; %s to repair", Plural(sum.Deadlocks, "cold-start deadlock"))
 	}
 	return line + ". Nothing is changed by a dry run."
 }

@@ -20,11 +20,11 @@ const FormatMarkdown = "markdown"
 // ReportSchemaVersion is the version of `standup report -o json`.
 const ReportSchemaVersion = 1
 
-func reportPrinters() []docPrinter[*record.Report] {
-	return []docPrinter[*record.Report]{
-		{FormatText, builder(func(b *strings.Builder, r *record.Report) { writeReport(b, r, false) })},
-		{FormatMarkdown, builder(func(b *strings.Builder, r *record.Report) { writeReport(b, r, true) })},
-		{FormatJSON, writer(func(w io.Writer, r *record.Report) error {
+func reportPrinters() []DocPrinter[*record.Report] {
+	return []DocPrinter[*record.Report]{
+		{FormatText, FromBuilder(func(b *strings.Builder, r *record.Report) { writeReport(b, r, false) })},
+		{FormatMarkdown, FromBuilder(func(b *strings.Builder, r *record.Report) { writeReport(b, r, true) })},
+		{FormatJSON, FromWriter(func(w io.Writer, r *record.Report) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(struct {
@@ -32,28 +32,17 @@ func reportPrinters() []docPrinter[*record.Report] {
 				*record.Report
 			}{ReportSchemaVersion, r})
 		})},
-		{FormatMermaid, writer(func(w io.Writer, r *record.Report) error { return r.Timeline.Mermaid(w) })},
+		{FormatMermaid, FromWriter(func(w io.Writer, r *record.Report) error { return r.Timeline.Mermaid(w) })},
 	}
 }
 
 // ReportFormats are the formats of `standup report`.
-func ReportFormats() []string { return formatNames(reportPrinters()) }
+func ReportFormats() []string { return FormatNames(reportPrinters()) }
 
 // PrintReport writes r to w in format, rendered whole before anything is
 // written.
 func PrintReport(w io.Writer, format string, r *record.Report) error {
-	p, err := lookup(reportPrinters(), format)
-	if err != nil {
-		return err
-	}
-	var buf strings.Builder
-	if err := p.write(&buf, r, renderContext{out: w}); err != nil {
-		return fmt.Errorf("report %s output: %w", format, err)
-	}
-	if _, err := io.WriteString(w, buf.String()); err != nil {
-		return fmt.Errorf("writing report %s output: %w", format, err)
-	}
-	return nil
+	return Print(w, reportPrinters(), format, r, RenderContext{}, "report")
 }
 
 func secs(d wait.Duration) string { return fmt.Sprintf("%.1fs", time.Duration(d).Seconds()) }
@@ -107,7 +96,7 @@ func writeReport(b *strings.Builder, r *record.Report, md bool) {
 	if len(r.CriticalPath) == 0 {
 		b.WriteString("none: no node was walked\n")
 	} else {
-		b.WriteString(joinIDs(r.CriticalPath, " → ") + "\n")
+		b.WriteString(JoinIDs(r.CriticalPath, " → ") + "\n")
 	}
 	if s := r.Summary; s != nil && s.Limit != nil {
 		b.WriteString(limitLine(s.Limit) + "\n")
@@ -124,9 +113,9 @@ func writeReport(b *strings.Builder, r *record.Report, md bool) {
 		if n.Stuck > 0 {
 			stuck = secs(n.Stuck)
 		}
-		rows = append(rows, []string{fmt.Sprint(n.Tier), nodeName(n.Node), secs(n.Waited), on, secs(n.Reconciled), stuck, secs(n.End), string(n.Outcome)})
+		rows = append(rows, []string{fmt.Sprint(n.Tier), NodeName(n.Node), secs(n.Waited), on, secs(n.Reconciled), stuck, secs(n.End), string(n.Outcome)})
 	}
-	writeRows(b, rows, md)
+	WriteRows(b, rows, md)
 
 	heading("What standup changed")
 	if len(r.Changes) == 0 {
@@ -135,7 +124,7 @@ func writeReport(b *strings.Builder, r *record.Report, md bool) {
 	for _, c := range r.Changes {
 		node := ""
 		if c.Node != nil {
-			node = nodeName(*c.Node) + " "
+			node = NodeName(*c.Node) + " "
 		}
 		item := fmt.Sprintf("%s %s%s: %s", c.Time.UTC().Format("15:04:05.000"), node, c.Action, c.Message)
 		if md {
@@ -157,7 +146,7 @@ func writeReport(b *strings.Builder, r *record.Report, md bool) {
 		for _, d := range r.Decisions {
 			node := ""
 			if d.Node != nil {
-				node = nodeName(*d.Node) + " "
+				node = NodeName(*d.Node) + " "
 			}
 			proof := ""
 			if d.Proof != nil {
@@ -187,23 +176,27 @@ func droppedText(d *record.Dropped) string {
 	return strings.Join(parts, ", ")
 }
 
-func nodeName(id tiers.ID) string {
+// NodeName names a node as the reports write it: a Kustomization by its
+// namespace and name, any other kind with its kind first.
+func NodeName(id tiers.ID) string {
 	if id.Kind == "Kustomization" {
 		return id.NamespacedName()
 	}
 	return id.Kind + "/" + id.NamespacedName()
 }
 
-func joinIDs(ids []tiers.ID, sep string) string {
+// JoinIDs names each of ids as NodeName does, joined by sep.
+func JoinIDs(ids []tiers.ID, sep string) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = nodeName(id)
+		parts[i] = NodeName(id)
 	}
 	return strings.Join(parts, sep)
 }
 
-// writeRows writes a table: aligned columns, or a markdown table.
-func writeRows(b *strings.Builder, rows [][]string, md bool) {
+// WriteRows writes a table, its first row the header: aligned columns, or
+// a markdown table.
+func WriteRows(b *strings.Builder, rows [][]string, md bool) {
 	if md {
 		for i, r := range rows {
 			b.WriteString("| " + strings.Join(r, " | ") + " |\n")

@@ -84,7 +84,7 @@ func TestReportGolden(t *testing.T) {
 			t.Errorf("%s differs from %s (go test -update):\n%s", format, path, out.String())
 		}
 	}
-	if got := joinIDs(r.CriticalPath, " → "); got != "flux-system/platform → flux-system/apps → flux-system/vms" {
+	if got := JoinIDs(r.CriticalPath, " → "); got != "flux-system/platform → flux-system/apps → flux-system/vms" {
 		t.Errorf("critical path %s", got)
 	}
 	apps := r.Nodes[1]

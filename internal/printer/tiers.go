@@ -1,7 +1,6 @@
 package printer
 
 import (
-	"fmt"
 	"io"
 	"strings"
 )
@@ -16,39 +15,28 @@ type Options struct {
 }
 
 // tiersPrinters are the formats of PrintTiers, default first.
-func tiersPrinters() []docPrinter[TiersReport] {
-	return []docPrinter[TiersReport]{
-		{FormatText, func(b *strings.Builder, r TiersReport, rc renderContext) error {
-			writeTiersTable(b, r, rc.styles(), rc.noHeaders)
+func tiersPrinters() []DocPrinter[TiersReport] {
+	return []DocPrinter[TiersReport]{
+		{FormatText, func(b *strings.Builder, r TiersReport, rc RenderContext) error {
+			writeTiersTable(b, r, rc.Styles(), rc.NoHeaders)
 			return nil
 		}},
-		{FormatJSON, writer(writeTiersJSON)},
-		{FormatYAML, writer(writeTiersYAML)},
-		{FormatDot, builder(writeTiersDot)},
-		{FormatMermaid, builder(writeTiersMermaid)},
-		{FormatShell, builder(writeTiersShell)},
+		{FormatJSON, FromWriter(writeTiersJSON)},
+		{FormatYAML, FromWriter(writeTiersYAML)},
+		{FormatDot, FromBuilder(writeTiersDot)},
+		{FormatMermaid, FromBuilder(writeTiersMermaid)},
+		{FormatShell, FromBuilder(writeTiersShell)},
 	}
 }
 
 // TiersFormats returns the formats PrintTiers accepts, default first.
-func TiersFormats() []string { return formatNames(tiersPrinters()) }
+func TiersFormats() []string { return FormatNames(tiersPrinters()) }
 
 // PrintTiers writes r to w in the given format, one of TiersFormats. The
 // output is rendered completely before anything is written, so a failure
 // leaves w untouched.
 func PrintTiers(w io.Writer, format string, r TiersReport, opts Options) error {
-	p, err := lookup(tiersPrinters(), format)
-	if err != nil {
-		return err
-	}
-	var buf strings.Builder
-	if err := p.write(&buf, r, renderContext{out: w, color: opts.Color, noHeaders: opts.NoHeaders}); err != nil {
-		return fmt.Errorf("tiers %s output: %w", format, err)
-	}
-	if _, err := io.WriteString(w, buf.String()); err != nil {
-		return fmt.Errorf("writing tiers %s output: %w", format, err)
-	}
-	return nil
+	return Print(w, tiersPrinters(), format, r, RenderContext{Color: opts.Color, NoHeaders: opts.NoHeaders}, "tiers")
 }
 
 // PrintTiersFooter writes what follows the text table for people, the

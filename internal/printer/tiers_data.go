@@ -28,15 +28,15 @@ func normalized(r TiersReport) TiersReport {
 	if r.SchemaVersion == 0 {
 		r.SchemaVersion = TiersSchemaVersion
 	}
-	r.Tiers = nonNil(r.Tiers)
-	r.Missing = nonNil(r.Missing)
-	r.Warnings = nonNil(r.Warnings)
+	r.Tiers = NonNil(r.Tiers)
+	r.Missing = NonNil(r.Missing)
+	r.Warnings = NonNil(r.Warnings)
 	tiers := make([]Tier, len(r.Tiers))
 	for i, t := range r.Tiers {
-		t.Nodes = nonNil(t.Nodes)
+		t.Nodes = NonNil(t.Nodes)
 		nodes := make([]TierNode, len(t.Nodes))
 		for j, n := range t.Nodes {
-			n.DependsOn = nonNil(n.DependsOn)
+			n.DependsOn = NonNil(n.DependsOn)
 			nodes[j] = n
 		}
 		t.Nodes = nodes
@@ -46,7 +46,9 @@ func normalized(r TiersReport) TiersReport {
 	return r
 }
 
-func nonNil[T any](s []T) []T {
+// NonNil returns s, or an empty slice for nil, so that json writes [] and
+// not null.
+func NonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}

@@ -3,10 +3,11 @@ package printer
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubestandup/standup/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -58,20 +59,5 @@ func TestPrintTiersGolden(t *testing.T) {
 
 func compareGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Compare(t, path, got, *update)
 }

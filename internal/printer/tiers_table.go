@@ -167,7 +167,7 @@ func writeTiersFooter(b *strings.Builder, r TiersReport, st Styles) {
 			stateReady.mark(), stateFailed.mark(), statePending.mark(), suspendedMark, stateExternal.mark())
 		b.WriteString(st.Dim.Render(legend) + "\n")
 	}
-	summary := fmt.Sprintf("%s in %s", plural(r.nodeCount(), "node"), plural(len(r.Tiers), "tier"))
+	summary := fmt.Sprintf("%s in %s", Plural(r.nodeCount(), "node"), Plural(len(r.Tiers), "tier"))
 	if r.Source != "" {
 		summary += " from " + oneLine(r.Source)
 	}
@@ -193,7 +193,8 @@ func outsideNote(r TiersReport) string {
 	return "outside " + r.Namespace + ", waited on, not walked: " + strings.Join(parts, ", ")
 }
 
-func plural(n int, noun string) string {
+// Plural counts n of noun: "1 tier", "2 tiers".
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

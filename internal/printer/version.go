@@ -17,10 +17,10 @@ type Version struct {
 }
 
 // versionPrinters are the formats of PrintVersion, default first.
-func versionPrinters() []docPrinter[Version] {
-	return []docPrinter[Version]{
-		{FormatText, builder(writeVersionText)},
-		{FormatJSON, writer(func(w io.Writer, v Version) error {
+func versionPrinters() []DocPrinter[Version] {
+	return []DocPrinter[Version]{
+		{FormatText, FromBuilder(writeVersionText)},
+		{FormatJSON, FromWriter(func(w io.Writer, v Version) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(v)
@@ -30,16 +30,7 @@ func versionPrinters() []docPrinter[Version] {
 
 // PrintVersion writes v as text or json.
 func PrintVersion(w io.Writer, format string, v Version) error {
-	p, err := lookup(versionPrinters(), format)
-	if err != nil {
-		return err
-	}
-	var buf strings.Builder
-	if err := p.write(&buf, v, renderContext{out: w}); err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, buf.String())
-	return err
+	return Print(w, versionPrinters(), format, v, RenderContext{}, "version")
 }
 
 func writeVersionText(b *strings.Builder, v Version) {

@@ -55,7 +55,7 @@ func progressText(e wait.Event) string {
 // nothing stopped the walk: exactly when the command exits 0.
 func summaryLine(s wait.Summary, st Styles) string {
 	line := fmt.Sprintf("%d/%d ready, %d failed, %d blocked in %.1fs (%s)",
-		s.Ready, s.Total, s.Failed, s.Blocked, time.Duration(s.Elapsed).Seconds(), plural(s.Mutations, "mutation"))
+		s.Ready, s.Total, s.Failed, s.Blocked, time.Duration(s.Elapsed).Seconds(), Plural(s.Mutations, "mutation"))
 	if s.Pending > 0 {
 		line += fmt.Sprintf(", %d unfinished", s.Pending)
 	}
@@ -90,10 +90,10 @@ func limitLine(l *wait.Limit) string {
 	if l.Kind == wait.LimitWorkers {
 		return fmt.Sprintf("limit: kustomize-controller's worker pool. %d reconciles took %s of work on %s (%s at least), "+
 			"more than the longest dependency chain (%s); %s. --concurrent %d could save about %s, if the controller has the CPU and disk for it (each reconcile untars the source artifact).",
-			l.Reconciles, secs(l.Work), plural(l.Workers, "worker"), secs(l.ThroughputBound), secs(l.CriticalPath), waited, l.Concurrent, secs(l.Saving))
+			l.Reconciles, secs(l.Work), Plural(l.Workers, "worker"), secs(l.ThroughputBound), secs(l.CriticalPath), waited, l.Concurrent, secs(l.Saving))
 	}
 	line := fmt.Sprintf("limit: the dependency chain %s (%s, %s of reconciles); the worker pool needed %s (%s), so a higher --concurrent would not help",
-		chainText(l.Chain), plural(len(l.Chain), "Kustomization"), secs(l.CriticalPath), secs(l.ThroughputBound), plural(l.Workers, "worker"))
+		chainText(l.Chain), Plural(len(l.Chain), "Kustomization"), secs(l.CriticalPath), secs(l.ThroughputBound), Plural(l.Workers, "worker"))
 	if waited != "" {
 		line += "; " + waited
 	}

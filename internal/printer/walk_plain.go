@@ -250,5 +250,5 @@ func pendingText(why map[string]int, n int) string {
 	for i, r := range reasons {
 		reasons[i] = fmt.Sprintf("%d: %s", why[r], r)
 	}
-	return fmt.Sprintf("%s pending (%s)", plural(n, "node"), strings.Join(reasons, ", "))
+	return fmt.Sprintf("%s pending (%s)", Plural(n, "node"), strings.Join(reasons, ", "))
 }

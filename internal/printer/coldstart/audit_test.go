@@ -1,4 +1,4 @@
-package printer
+package coldstart
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubestandup/standup/internal/sarifcheck"
 
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -43,7 +44,7 @@ func auditReport() *audit.Report {
 
 func TestAuditText(t *testing.T) {
 	var b strings.Builder
-	if err := PrintAudit(&b, FormatText, auditReport(), AuditOptions{}); err != nil {
+	if err := PrintAudit(&b, printer.FormatText, auditReport(), AuditOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := `Errors (1)
@@ -87,7 +88,7 @@ func TestAuditTextClean(t *testing.T) {
 	for _, color := range []bool{false, true} {
 		var b strings.Builder
 		r := &audit.Report{Path: "clusters/dev", Kustomizations: 2, Objects: 1, Unrendered: 13}
-		if err := PrintAudit(&b, FormatText, r, AuditOptions{Options: Options{Color: color}}); err != nil {
+		if err := PrintAudit(&b, printer.FormatText, r, AuditOptions{Options: printer.Options{Color: color}}); err != nil {
 			t.Fatal(err)
 		}
 		if got := b.String(); strings.Contains(got, "\x1b[") != color || !strings.Contains(got, "0 errors, 0 warnings in 2 Kustomizations, 1 object (clusters/dev); 13 not audited: they build from another source") {
@@ -98,7 +99,7 @@ func TestAuditTextClean(t *testing.T) {
 
 func TestAuditJSONEmptyListsAndCounts(t *testing.T) {
 	var b strings.Builder
-	if err := PrintAudit(&b, FormatJSON, &audit.Report{Path: "p"}, AuditOptions{}); err != nil {
+	if err := PrintAudit(&b, printer.FormatJSON, &audit.Report{Path: "p"}, AuditOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{`"schemaVersion": 2`, `"findings": []`, `"kinds": []`, `"bootstrap": []`, `"notes": []`, `"errors": 0`, `"notices": 0`} {
@@ -107,7 +108,7 @@ func TestAuditJSONEmptyListsAndCounts(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := PrintAudit(&b, FormatJSON, auditReport(), AuditOptions{}); err != nil {
+	if err := PrintAudit(&b, printer.FormatJSON, auditReport(), AuditOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -1,9 +1,10 @@
-package printer
+package coldstart
 
 import (
 	"encoding/json"
 	"io"
 
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/fix"
 	"github.com/kubestandup/standup/pkg/tiers"
@@ -56,7 +57,7 @@ func newFixEdit(e fix.Edit) fixEdit {
 func writeFixJSON(w io.Writer, d FixDocument) error {
 	p := d.Plan
 	doc := fixDocument{SchemaVersion: FixSchemaVersion, DryRun: d.DryRun, Files: []fixFile{}, NotFixed: []fixSkipped{},
-		Moves: nonNil(p.Moves), Diff: p.Diff()}
+		Moves: printer.NonNil(p.Moves), Diff: p.Diff()}
 	for _, f := range p.Files {
 		file := fixFile{File: f.Name, Edits: []fixEdit{}}
 		for _, e := range f.Edits {

@@ -1,9 +1,10 @@
-package printer
+package coldstart
 
 import (
 	"encoding/json"
 	"io"
 
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
 )
 
@@ -50,9 +51,9 @@ func newAuditDocument(r *audit.Report) auditDocument {
 		Path:          r.Path,
 		Summary: auditCounts{Kustomizations: r.Kustomizations, Objects: r.Objects, Unrendered: r.Unrendered, Failed: r.Failed,
 			Errors: r.Errors(), Warnings: r.Warnings(), Notices: r.Notices(), Places: len(r.Hazards)},
-		Findings:  nonNil(r.Findings),
-		Kinds:     nonNil(r.Kinds),
-		Bootstrap: nonNil(r.Bootstrap),
-		Notes:     nonNil(r.Notes),
+		Findings:  printer.NonNil(r.Findings),
+		Kinds:     printer.NonNil(r.Kinds),
+		Bootstrap: printer.NonNil(r.Bootstrap),
+		Notes:     printer.NonNil(r.Notes),
 	}
 }

@@ -1,16 +1,21 @@
-package printer
+package coldstart
 
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/kubestandup/standup/internal/golden"
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/config"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // skeletonFixture has every kind of finding, a placeholder trigger among them.
 func skeletonFixture() *audit.Skeleton {
@@ -42,13 +47,13 @@ func skeletonFixture() *audit.Skeleton {
 }
 
 func TestPrintSkeletonGolden(t *testing.T) {
-	for _, format := range []string{FormatYAML, FormatJSON} {
+	for _, format := range []string{printer.FormatYAML, printer.FormatJSON} {
 		t.Run(format, func(t *testing.T) {
 			var out bytes.Buffer
 			if err := PrintSkeleton(&out, format, skeletonFixture()); err != nil {
 				t.Fatal(err)
 			}
-			compareGolden(t, filepath.Join("testdata", "skeleton."+format+".golden"), out.Bytes())
+			golden.Compare(t, filepath.Join("testdata", "skeleton."+format+".golden"), out.Bytes(), *update)
 		})
 	}
 }
@@ -58,7 +63,7 @@ func TestPrintSkeletonGolden(t *testing.T) {
 func TestSkeletonYAMLRoundTrip(t *testing.T) {
 	sk := skeletonFixture()
 	var out bytes.Buffer
-	if err := PrintSkeleton(&out, FormatYAML, sk); err != nil {
+	if err := PrintSkeleton(&out, printer.FormatYAML, sk); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := config.Parse(out.Bytes()); err == nil || !strings.Contains(err.Error(), "runtimeCRDs[1].trigger.kind is still the skeleton's TODO") {

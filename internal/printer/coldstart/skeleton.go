@@ -1,4 +1,4 @@
-package printer
+package coldstart
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
 )
 
@@ -15,13 +16,13 @@ import (
 // commented standup.yaml fragment, under its own name and as "text" (audit's
 // default, so that -o text means the same for audit and audit
 // --from-cluster), and the findings as json.
-func skeletonPrinters() []docPrinter[*audit.Skeleton] {
-	return []docPrinter[*audit.Skeleton]{
-		{FormatYAML, builder(writeSkeletonYAML)},
-		{FormatText, builder(writeSkeletonYAML)},
-		{FormatJSON, func(b *strings.Builder, sk *audit.Skeleton, _ renderContext) error {
+func skeletonPrinters() []printer.DocPrinter[*audit.Skeleton] {
+	return []printer.DocPrinter[*audit.Skeleton]{
+		{Format: printer.FormatYAML, Write: printer.FromBuilder(writeSkeletonYAML)},
+		{Format: printer.FormatText, Write: printer.FromBuilder(writeSkeletonYAML)},
+		{Format: printer.FormatJSON, Write: func(b *strings.Builder, sk *audit.Skeleton, _ printer.RenderContext) error {
 			doc := skeletonDocument{SchemaVersion: SkeletonSchemaVersion, Skeleton: *sk}
-			doc.Findings = nonNil(doc.Findings)
+			doc.Findings = printer.NonNil(doc.Findings)
 			data, err := json.MarshalIndent(doc, "", "  ")
 			if err != nil {
 				return err
@@ -34,23 +35,12 @@ func skeletonPrinters() []docPrinter[*audit.Skeleton] {
 }
 
 // SkeletonFormats returns the formats PrintSkeleton accepts, default first.
-func SkeletonFormats() []string { return formatNames(skeletonPrinters()) }
+func SkeletonFormats() []string { return printer.FormatNames(skeletonPrinters()) }
 
 // PrintSkeleton writes sk to w in the given format, one of SkeletonFormats.
 // Nothing is written when rendering fails.
 func PrintSkeleton(w io.Writer, format string, sk *audit.Skeleton) error {
-	p, err := lookup(skeletonPrinters(), format)
-	if err != nil {
-		return err
-	}
-	var buf strings.Builder
-	if err := p.write(&buf, sk, renderContext{out: w}); err != nil {
-		return fmt.Errorf("audit --from-cluster %s output: %w", format, err)
-	}
-	if _, err := io.WriteString(w, buf.String()); err != nil {
-		return fmt.Errorf("writing audit --from-cluster output: %w", err)
-	}
-	return nil
+	return printer.Print(w, skeletonPrinters(), format, sk, printer.RenderContext{}, "audit --from-cluster")
 }
 
 // SkeletonSchemaVersion is the version of the `audit --from-cluster -o
@@ -78,7 +68,7 @@ func writeSkeletonYAML(b *strings.Builder, sk *audit.Skeleton) {
 		if sk.Placeholders == 1 {
 			verb = "is"
 		}
-		fmt.Fprintf(b, "# %s %s %s: standup refuses the file until each names the kind that makes the operator create its CRDs.\n", plural(sk.Placeholders, "trigger"), verb, audit.TriggerPlaceholder)
+		fmt.Fprintf(b, "# %s %s %s: standup refuses the file until each names the kind that makes the operator create its CRDs.\n", printer.Plural(sk.Placeholders, "trigger"), verb, audit.TriggerPlaceholder)
 	}
 	fmt.Fprintf(b, "apiVersion: %s\nkind: %s\n", sk.Config.APIVersion, sk.Config.Kind)
 	writeListKey(b, "runtimeCRDs", len(sk.Config.RuntimeCRDs))

@@ -1,10 +1,11 @@
-package printer
+package coldstart
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
 	"github.com/kubestandup/standup/pkg/fix"
 )
@@ -28,10 +29,10 @@ type FixDocument struct {
 // files and their edits, what was not fixed and why, and the findings that
 // need objects moved (with --dry-run, the diff first), then the audit after
 // the fix; for programs, all of it as json, or the diff alone.
-func fixPrinters() []docPrinter[FixDocument] {
-	return []docPrinter[FixDocument]{
-		{FormatText, func(b *strings.Builder, d FixDocument, rc renderContext) error {
-			st := rc.styles()
+func fixPrinters() []printer.DocPrinter[FixDocument] {
+	return []printer.DocPrinter[FixDocument]{
+		{Format: printer.FormatText, Write: func(b *strings.Builder, d FixDocument, rc printer.RenderContext) error {
+			st := rc.Styles()
 			writeFixText(b, d, st)
 			if d.After != nil {
 				fmt.Fprintf(b, "\n%s\n\n", st.Header.Render("Audit after the fix"))
@@ -39,32 +40,21 @@ func fixPrinters() []docPrinter[FixDocument] {
 			}
 			return nil
 		}},
-		{FormatJSON, writer(writeFixJSON)},
-		{FormatDiff, builder(func(b *strings.Builder, d FixDocument) { b.WriteString(d.Plan.Diff()) })},
+		{Format: printer.FormatJSON, Write: printer.FromWriter(writeFixJSON)},
+		{Format: FormatDiff, Write: printer.FromBuilder(func(b *strings.Builder, d FixDocument) { b.WriteString(d.Plan.Diff()) })},
 	}
 }
 
 // FixFormats returns the formats PrintFix accepts, default first.
-func FixFormats() []string { return formatNames(fixPrinters()) }
+func FixFormats() []string { return printer.FormatNames(fixPrinters()) }
 
 // PrintFix writes d to w in format, one of FixFormats, rendered whole
 // before anything is written.
-func PrintFix(w io.Writer, format string, d FixDocument, opts Options) error {
-	p, err := lookup(fixPrinters(), format)
-	if err != nil {
-		return err
-	}
-	var buf strings.Builder
-	if err := p.write(&buf, d, renderContext{out: w, color: opts.Color}); err != nil {
-		return fmt.Errorf("audit --fix %s output: %w", format, err)
-	}
-	if _, err := io.WriteString(w, buf.String()); err != nil {
-		return fmt.Errorf("writing audit --fix %s output: %w", format, err)
-	}
-	return nil
+func PrintFix(w io.Writer, format string, d FixDocument, opts printer.Options) error {
+	return printer.Print(w, fixPrinters(), format, d, printer.RenderContext{Color: opts.Color}, "audit --fix")
 }
 
-func writeFixText(b *strings.Builder, d FixDocument, st Styles) {
+func writeFixText(b *strings.Builder, d FixDocument, st printer.Styles) {
 	p := d.Plan
 	if d.DryRun && len(p.Files) > 0 {
 		writeDiff(b, p.Diff(), st)
@@ -77,7 +67,7 @@ func writeFixText(b *strings.Builder, d FixDocument, st Styles) {
 	if len(p.Files) == 0 {
 		fmt.Fprintf(b, "%s\n", st.Header.Render("Nothing to write: no finding asks for an edit --fix can make"))
 	} else {
-		fmt.Fprintf(b, "%s (%s)\n", st.Header.Render(fmt.Sprintf("%s %s", verb, plural(len(p.Files), "file"))), plural(p.Edits(), "edit"))
+		fmt.Fprintf(b, "%s (%s)\n", st.Header.Render(fmt.Sprintf("%s %s", verb, printer.Plural(len(p.Files), "file"))), printer.Plural(p.Edits(), "edit"))
 		for _, f := range p.Files {
 			fmt.Fprintf(b, "\n  %s %s\n", st.OK.Render("✓"), f.Name)
 			for _, e := range f.Edits {
@@ -99,7 +89,7 @@ func writeFixText(b *strings.Builder, d FixDocument, st Styles) {
 		fmt.Fprintf(b, "\n%s\n", st.Header.Render(fmt.Sprintf("Need objects moved (%d): --fix edits no objects; move them as each fix says", len(p.Moves))))
 		for _, f := range p.Moves {
 			mark, style := severityMark(f.Severity, st)
-			fmt.Fprintf(b, "\n  %s %s  %s  %s\n", style.Render(mark), style.Render(string(f.Code)), f.Kind, st.Dim.Render("("+plural(f.Kustomizations(), "Kustomization")+")"))
+			fmt.Fprintf(b, "\n  %s %s  %s  %s\n", style.Render(mark), style.Render(string(f.Code)), f.Kind, st.Dim.Render("("+printer.Plural(f.Kustomizations(), "Kustomization")+")"))
 			fmt.Fprintf(b, "      %s %s\n", st.Dim.Render("fix:"), f.Fix)
 		}
 	}
@@ -109,7 +99,7 @@ func writeFixText(b *strings.Builder, d FixDocument, st Styles) {
 }
 
 // writeDiff writes a unified diff, its added and removed lines coloured.
-func writeDiff(b *strings.Builder, diff string, st Styles) {
+func writeDiff(b *strings.Builder, diff string, st printer.Styles) {
 	for _, line := range strings.SplitAfter(diff, "\n") {
 		text := strings.TrimSuffix(line, "\n")
 		switch {

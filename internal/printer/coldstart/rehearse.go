@@ -1,4 +1,4 @@
-package printer
+package coldstart
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/rehearse"
 )
 
@@ -25,10 +26,10 @@ type Rehearsal struct {
 // RehearseSchemaVersion is the version of `standup rehearse -o json`.
 const RehearseSchemaVersion = 1
 
-func rehearsePrinters() []docPrinter[Rehearsal] {
-	return []docPrinter[Rehearsal]{
-		{FormatText, builder(writeRehearsal)},
-		{FormatJSON, writer(func(w io.Writer, r Rehearsal) error {
+func rehearsePrinters() []printer.DocPrinter[Rehearsal] {
+	return []printer.DocPrinter[Rehearsal]{
+		{Format: printer.FormatText, Write: printer.FromBuilder(writeRehearsal)},
+		{Format: printer.FormatJSON, Write: printer.FromWriter(func(w io.Writer, r Rehearsal) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(struct {
@@ -36,25 +37,16 @@ func rehearsePrinters() []docPrinter[Rehearsal] {
 				Rehearsal
 			}{RehearseSchemaVersion, r})
 		})},
-		{FormatMermaid, writer(func(w io.Writer, r Rehearsal) error { return r.Results[r.Picture].Timeline.Mermaid(w) })},
+		{Format: printer.FormatMermaid, Write: printer.FromWriter(func(w io.Writer, r Rehearsal) error { return r.Results[r.Picture].Timeline.Mermaid(w) })},
 	}
 }
 
 // RehearseFormats are the formats of `standup rehearse`.
-func RehearseFormats() []string { return formatNames(rehearsePrinters()) }
+func RehearseFormats() []string { return printer.FormatNames(rehearsePrinters()) }
 
 // PrintRehearsal writes r to w in format, rendered whole first.
 func PrintRehearsal(w io.Writer, format string, r Rehearsal) error {
-	p, err := lookup(rehearsePrinters(), format)
-	if err != nil {
-		return err
-	}
-	var buf strings.Builder
-	if err := p.write(&buf, r, renderContext{out: w}); err != nil {
-		return fmt.Errorf("rehearse %s output: %w", format, err)
-	}
-	_, err = io.WriteString(w, buf.String())
-	return err
+	return printer.Print(w, rehearsePrinters(), format, r, printer.RenderContext{}, "rehearse")
 }
 
 func dsecs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
@@ -101,10 +93,10 @@ func writeRehearsal(b *strings.Builder, r Rehearsal) {
 		}
 		rows = append(rows, []string{res.Contender, allReady(res), dsecs(stalled), path})
 	}
-	writeRows(b, rows, false)
+	printer.WriteRows(b, rows, false)
 	for _, res := range r.Results {
 		if res.Converged {
-			fmt.Fprintf(b, "\ncritical path under %s: %s\n", res.Contender, joinIDs(res.CriticalPath, " → "))
+			fmt.Fprintf(b, "\ncritical path under %s: %s\n", res.Contender, printer.JoinIDs(res.CriticalPath, " → "))
 			break
 		}
 	}
@@ -112,7 +104,7 @@ func writeRehearsal(b *strings.Builder, r Rehearsal) {
 		if len(res.Never) > 0 {
 			fmt.Fprintf(b, "\nnever Ready under %s:\n", res.Contender)
 			for _, n := range res.Never {
-				fmt.Fprintf(b, "  %s: %s\n", nodeName(n.Node), n.Why)
+				fmt.Fprintf(b, "  %s: %s\n", printer.NodeName(n.Node), n.Why)
 			}
 		}
 	}
@@ -129,7 +121,7 @@ func writeRehearsal(b *strings.Builder, r Rehearsal) {
 				if s.Detail != "" {
 					detail = ": " + s.Detail
 				}
-				fmt.Fprintf(b, "  %7s  %-7s %s%s\n", dsecs(s.Cost()), s.Cause, nodeName(s.Node), detail)
+				fmt.Fprintf(b, "  %7s  %-7s %s%s\n", dsecs(s.Cost()), s.Cause, printer.NodeName(s.Node), detail)
 			}
 		}
 	}

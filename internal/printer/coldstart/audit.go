@@ -1,4 +1,4 @@
-package printer
+package coldstart
 
 import (
 	"fmt"
@@ -8,58 +8,48 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
 )
 
 // AuditOptions controls how PrintAudit renders.
 type AuditOptions struct {
-	Options
+	printer.Options
 	// ToolVersion is standup's version, written into SARIF's tool.driver.
 	ToolVersion string
 }
 
 // auditPrinters are the formats of PrintAudit, default first: the human
 // report (hazards grouped by Kustomization, errors first, and a summary
-// line), json and SARIF.
-func auditPrinters() []docPrinter[*audit.Report] {
-	return []docPrinter[*audit.Report]{
-		{FormatText, func(b *strings.Builder, r *audit.Report, rc renderContext) error {
-			writeAuditText(b, r, rc.styles())
+// line), json and SARIF, whose tool.driver names toolVersion.
+func auditPrinters(toolVersion string) []printer.DocPrinter[*audit.Report] {
+	return []printer.DocPrinter[*audit.Report]{
+		{Format: printer.FormatText, Write: func(b *strings.Builder, r *audit.Report, rc printer.RenderContext) error {
+			writeAuditText(b, r, rc.Styles())
 			return nil
 		}},
-		{FormatJSON, writer(writeAuditJSON)},
-		{FormatSARIF, func(b *strings.Builder, r *audit.Report, rc renderContext) error {
-			return writeAuditSARIF(b, r, rc.toolVersion)
-		}},
+		{Format: printer.FormatJSON, Write: printer.FromWriter(writeAuditJSON)},
+		{Format: FormatSARIF, Write: printer.FromWriter(func(w io.Writer, r *audit.Report) error {
+			return writeAuditSARIF(w, r, toolVersion)
+		})},
 	}
 }
 
 // AuditFormats returns the formats PrintAudit accepts, default first.
-func AuditFormats() []string { return formatNames(auditPrinters()) }
+func AuditFormats() []string { return printer.FormatNames(auditPrinters("")) }
 
 // PrintAudit writes r to w in the given format, one of AuditFormats. The
 // output is rendered completely before anything is written, so a failure
 // leaves w untouched.
 func PrintAudit(w io.Writer, format string, r *audit.Report, opts AuditOptions) error {
-	p, err := lookup(auditPrinters(), format)
-	if err != nil {
-		return err
-	}
-	var buf strings.Builder
-	if err := p.write(&buf, r, renderContext{out: w, color: opts.Color, toolVersion: opts.ToolVersion}); err != nil {
-		return fmt.Errorf("audit %s output: %w", format, err)
-	}
-	if _, err := io.WriteString(w, buf.String()); err != nil {
-		return fmt.Errorf("writing audit %s output: %w", format, err)
-	}
-	return nil
+	return printer.Print(w, auditPrinters(opts.ToolVersion), format, r, printer.RenderContext{Color: opts.Color}, "audit")
 }
 
 // writeAuditText writes the human report: findings under Errors, Warnings
 // and Notices, each with its code, kind, message, fix and every place it
 // occurs, then what the repository installs before Flux, then the verdict.
 // A place's own message and fix, which name its objects, are the json's.
-func writeAuditText(b *strings.Builder, r *audit.Report, st Styles) {
+func writeAuditText(b *strings.Builder, r *audit.Report, st printer.Styles) {
 	var section audit.Severity
 	for _, f := range r.Findings {
 		if f.Severity != section {
@@ -94,7 +84,7 @@ func sectionTitle(s audit.Severity) string {
 }
 
 // severityMark is the mark and style of a severity.
-func severityMark(s audit.Severity, st Styles) (string, lipgloss.Style) {
+func severityMark(s audit.Severity, st printer.Styles) (string, lipgloss.Style) {
 	switch s {
 	case audit.SeverityError:
 		return "✗", st.Fail
@@ -104,7 +94,7 @@ func severityMark(s audit.Severity, st Styles) (string, lipgloss.Style) {
 	return "·", st.Dim
 }
 
-func writeFinding(b *strings.Builder, f audit.Finding, st Styles) {
+func writeFinding(b *strings.Builder, f audit.Finding, st printer.Styles) {
 	mark, style := severityMark(f.Severity, st)
 	count := ""
 	if n := len(f.Places); n > 1 {
@@ -150,7 +140,7 @@ func bootstrapLine(r *audit.Report) string {
 	if len(files) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Installed before Flux: %s (%s)", plural(len(groups), "API group"), strings.Join(files, ", "))
+	return fmt.Sprintf("Installed before Flux: %s (%s)", printer.Plural(len(groups), "API group"), strings.Join(files, ", "))
 }
 
 // unrecognisedLine names the manifest URLs bootstrap files apply that the
@@ -166,17 +156,17 @@ func unrecognisedLine(r *audit.Report) string {
 		return ""
 	}
 	return fmt.Sprintf("Not recognised before Flux: %s, CRDs unknown (declare them in standup.yaml bootstrapCRDs): %s",
-		plural(len(urls), "manifest URL"), strings.Join(urls, ", "))
+		printer.Plural(len(urls), "manifest URL"), strings.Join(urls, ", "))
 }
 
 // auditSummary is the last line: the verdict and the counts.
-func auditSummary(r *audit.Report, st Styles) string {
-	counts := plural(r.Warnings(), "warning")
+func auditSummary(r *audit.Report, st printer.Styles) string {
+	counts := printer.Plural(r.Warnings(), "warning")
 	if n := r.Notices(); n > 0 {
-		counts += ", " + plural(n, "notice")
+		counts += ", " + printer.Plural(n, "notice")
 	}
 	scope := fmt.Sprintf("%s in %s, %s (%s)", counts,
-		plural(r.Kustomizations, "Kustomization"), plural(r.Objects, "object"), r.Path)
+		printer.Plural(r.Kustomizations, "Kustomization"), printer.Plural(r.Objects, "object"), r.Path)
 	if r.Unrendered > 0 {
 		// A clean verdict must not read as covering what was not audited.
 		scope += fmt.Sprintf("; %d not audited: they build from another source", r.Unrendered)
@@ -186,7 +176,7 @@ func auditSummary(r *audit.Report, st Styles) string {
 	}
 	switch {
 	case r.Errors() > 0:
-		return fmt.Sprintf("%s %s, %s\n", st.Fail.Render("✗"), plural(r.Errors(), "error"), scope)
+		return fmt.Sprintf("%s %s, %s\n", st.Fail.Render("✗"), printer.Plural(r.Errors(), "error"), scope)
 	default:
 		return fmt.Sprintf("%s 0 errors, %s\n", st.OK.Render("✓"), scope)
 	}

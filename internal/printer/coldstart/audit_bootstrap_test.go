@@ -1,10 +1,11 @@
-package printer
+package coldstart
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/kubestandup/standup/internal/printer"
 	"github.com/kubestandup/standup/pkg/audit"
 )
 
@@ -18,7 +19,7 @@ func TestAuditUnrecognisedBootstrap(t *testing.T) {
 		{File: "talos/talconfig.yaml", What: "manifest https://example.com/v1/other.yaml", Unrecognised: true},
 	}}
 	var text strings.Builder
-	if err := PrintAudit(&text, FormatText, r, AuditOptions{}); err != nil {
+	if err := PrintAudit(&text, printer.FormatText, r, AuditOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "Installed before Flux: 1 API group (bootstrap/helmfile.yaml)\n\n" +
@@ -28,7 +29,7 @@ func TestAuditUnrecognisedBootstrap(t *testing.T) {
 		t.Errorf("text:\n%s\nwant it to hold:\n%s", text.String(), want)
 	}
 	var js strings.Builder
-	if err := PrintAudit(&js, FormatJSON, r, AuditOptions{}); err != nil {
+	if err := PrintAudit(&js, printer.FormatJSON, r, AuditOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -1,4 +1,4 @@
-package printer
+package coldstart
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,9 @@ import (
 
 	"github.com/kubestandup/standup/pkg/audit"
 )
+
+// FormatSARIF is SARIF 2.1.0, for code-scanning UIs: one of audit's formats.
+const FormatSARIF = "sarif"
 
 const (
 	// sarifSchema is the OASIS schema of SARIF 2.1.0 (errata 01), the one

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -21,7 +22,9 @@ const substituteKey = "kustomize.toolkit.fluxcd.io/substitute"
 var tokenRE = regexp.MustCompile(`\$\{([_a-zA-Z][_a-zA-Z0-9]*)[}:=+?-]`)
 
 // literalTokens reports the objects of ks that hold a ${VAR} when ks
-// declares no spec.postBuild, so that the token is applied as it stands.
+// declares no spec.postBuild, so that the token is applied as it stands:
+// text that looks as if it wanted substitution and gets none. A Grafana
+// dashboard a ConfigMap holds is left out (literalTokensOf).
 func (ix *index) literalTokens(ks tiers.ID, manifests []render.Manifest) []Hazard {
 	def, ok := ix.res.Definitions[ks]
 	if !ok {
@@ -36,8 +39,7 @@ func (ix *index) literalTokens(ks tiers.ID, manifests []render.Manifest) []Hazar
 		if u.GetLabels()[substituteKey] == "disabled" || u.GetAnnotations()[substituteKey] == "disabled" {
 			continue
 		}
-		names := map[string]bool{}
-		collectTokens(u.Object, names)
+		names := literalTokensOf(u)
 		if len(names) == 0 {
 			continue
 		}
@@ -56,6 +58,81 @@ func (ix *index) literalTokens(ks tiers.ID, manifests []render.Manifest) []Hazar
 		})
 	}
 	return hazards
+}
+
+// literalTokensOf gathers the variable names u references, but for the
+// data of a ConfigMap key ending in .json that holds a Grafana dashboard
+// (grafanaDashboard): there ${DS_PROMETHEUS}, ${instance} are Grafana's
+// own placeholders (an export's inputs, template variables), text to apply
+// as written, which is what happens without postBuild. The rest of the
+// ConfigMap is read as any object is.
+func literalTokensOf(u *unstructured.Unstructured) map[string]bool {
+	names := map[string]bool{}
+	if groupKindOf(u) != (GroupKind{Kind: "ConfigMap"}) {
+		collectTokens(u.Object, names)
+		return names
+	}
+	for field, v := range u.Object {
+		data, ok := v.(map[string]any)
+		if field != "data" || !ok {
+			collectTokens(field, names)
+			collectTokens(v, names)
+			continue
+		}
+		for key, value := range data {
+			collectTokens(key, names)
+			if text, ok := value.(string); ok && strings.HasSuffix(key, ".json") && grafanaDashboard(text) {
+				continue
+			}
+			collectTokens(value, names)
+		}
+	}
+	return names
+}
+
+// grafanaDashboard reports whether text is a Grafana dashboard's JSON with
+// a token of Grafana's: an export declaring its inputs (__inputs), or a
+// dashboard naming a datasource by a token (datasource: ${DS_X}, or its
+// uid). JSON that is no dashboard, or none that parses, is not.
+func grafanaDashboard(text string) bool {
+	if !strings.Contains(text, "${") {
+		return false
+	}
+	var doc map[string]any
+	if json.Unmarshal([]byte(text), &doc) != nil {
+		return false
+	}
+	if _, ok := doc["__inputs"]; ok {
+		return true
+	}
+	return datasourceToken(doc)
+}
+
+// datasourceToken reports whether a datasource under v, a string or an
+// object's uid, is a token.
+func datasourceToken(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		ds := t["datasource"]
+		if ref, ok := ds.(map[string]any); ok {
+			ds = ref["uid"]
+		}
+		if s, ok := ds.(string); ok && tokenRE.MatchString(s) {
+			return true
+		}
+		for _, child := range t {
+			if datasourceToken(child) {
+				return true
+			}
+		}
+	case []any:
+		for _, child := range t {
+			if datasourceToken(child) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // collectTokens adds the variable names referenced in the keys and string

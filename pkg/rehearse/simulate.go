@@ -439,11 +439,13 @@ func (x *sim) becomeReady(nd *node) {
 	nd.bar.Outcome, nd.bar.End = timeline.Ready, x.now
 	if x.c.Standup {
 		for _, d := range nd.dependents {
-			if x.m.Reaction > 0 {
+			switch {
+			case x.m.Reaction == 0:
+				x.request(d)
+			case x.depsReady(d):
+				// standup reacts to the last dependency turning Ready.
 				x.at(x.now+x.m.Reaction, func() { x.request(d) })
-				continue
 			}
-			x.request(d)
 		}
 	}
 }

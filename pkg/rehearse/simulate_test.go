@@ -128,10 +128,11 @@ func TestSimulateDeadlock(t *testing.T) {
 }
 
 // TestSimulateReaction: standup's reaction delays each dependent's
-// reconcile by Model.Reaction after its dependency turns Ready, and
+// reconcile by Model.Reaction after its last dependency turns Ready, and
 // nothing else: a chain of three under standup takes 3 s of reconciles
-// plus two reactions; Flux alone, whose requeue carries the chain, is
-// unchanged.
+// plus two reactions, and so does a diamond whose bottom waits on the
+// slower of its two sides (its reaction counts from that one, not from
+// the first); Flux alone, whose requeue carries the chain, is unchanged.
 func TestSimulateReaction(t *testing.T) {
 	chain := Scenario{Nodes: []Node{{ID: id("a")}, {ID: id("b"), DependsOn: ids("a")}, {ID: id("c"), DependsOn: ids("b")}}}
 	m := unit()
@@ -143,5 +144,13 @@ func TestSimulateReaction(t *testing.T) {
 		if r := Simulate(chain, tt.c, m); !r.Converged || r.AllReady != tt.want {
 			t.Errorf("%s: all Ready at %s (converged %v), want %s", tt.c.Name, r.AllReady, r.Converged, tt.want)
 		}
+	}
+	diamond := Scenario{Nodes: []Node{{ID: id("top")}, {ID: id("fast"), DependsOn: ids("top")},
+		{ID: id("slow"), DependsOn: ids("top"), Duration: 1100 * time.Millisecond}, {ID: id("bottom"), DependsOn: ids("fast", "slow")}}}
+	// top 1 s, reaction, fast 1 s (2.25 s) and slow 1.1 s (2.35 s), the
+	// reaction to slow, bottom 1 s: 3.6 s (3.5 s, were fast's reaction
+	// taken, which fires once both are Ready).
+	if r := Simulate(diamond, standup, m); !r.Converged || r.AllReady != 3600*time.Millisecond {
+		t.Errorf("diamond: all Ready at %s (converged %v), want 3.6s", r.AllReady, r.Converged)
 	}
 }

@@ -127,7 +127,7 @@ type entry struct {
 var manifestRow = regexp.MustCompile("^\\| `([^`]+)` \\|[^|]*\\|[^|]*\\|([^|]*)\\|([^|]*)\\|")
 
 // readManifest reads the repositories and entry paths of MANIFEST.md.
-func readManifest(t *testing.T, dir string) []entry {
+func readManifest(t testing.TB, dir string) []entry {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, "MANIFEST.md"))
 	if err != nil {

@@ -18,7 +18,8 @@ import (
 )
 
 // discover records the Flux objects among manifests, applied by parent (nil
-// for the build of Path), and returns the new Kustomizations, sorted.
+// for the build of Path), and returns the new Kustomizations and
+// ResourceSets, sorted: the appliers to queue.
 func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 	var added []tiers.ID
 	seen := map[tiers.ID]bool{}
@@ -29,8 +30,12 @@ func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 		}
 		id := idOf(kind, m.Object)
 		if id.Namespace == "" {
-			l.warn(fmt.Sprintf("%s: %s/%s has no namespace; kustomize-controller would fail to apply it (namespace not specified); skipped",
-				kbuild.OrUnknown(m.File), kind, id.Name))
+			applier := "kustomize-controller"
+			if parent != nil && parent.Kind == KindResourceSet {
+				applier = "the Flux Operator"
+			}
+			l.warn(fmt.Sprintf("%s: %s/%s has no namespace; %s would fail to apply it (namespace not specified); skipped",
+				kbuild.OrUnknown(m.File), kind, id.Name, applier))
 			continue
 		}
 		if parent != nil && id == *parent {
@@ -42,7 +47,7 @@ func (l *loader) discover(manifests []Manifest, parent *tiers.ID) []tiers.ID {
 		switch {
 		case !known:
 			l.entries[id] = &entry{kind: kind, manifest: m, appliedBy: copyID(parent)}
-			if kind == KindKustomization {
+			if kind == KindKustomization || kind == KindResourceSet {
 				added = append(added, id)
 			}
 		case twice:
@@ -101,11 +106,15 @@ func unknownVars(id tiers.ID) []string {
 // writtenRef matches a ${...} reference left as written.
 var writtenRef = regexp.MustCompile(`\$\{[^}]*\}`)
 
-// kustomization decodes a discovered Kustomization, once.
+// kustomization decodes a discovered Kustomization, once; any other kind
+// is an error.
 func (l *loader) kustomization(id tiers.ID) (*kustomizev1.Kustomization, error) {
 	e := l.entries[id]
 	if e.ks != nil {
 		return e.ks, nil
+	}
+	if e.kind != KindKustomization {
+		return nil, fmt.Errorf("%s is not a Kustomization", id)
 	}
 	ks, err := toKustomization(e.manifest.Object)
 	if err != nil {

@@ -122,6 +122,43 @@ var fixtureCases = []fixtureCase{{
 	},
 	edges: []string{"Kustomization/flux-system/apps -> Kustomization/flux-system/infra"},
 }, {
+	// The Flux Operator's layout: a FluxInstance syncs clusters/staging,
+	// whose tenants Kustomization applies ResourceSets; infra generates
+	// infra-controllers and infra-configs (after infra-controllers) for each
+	// tenant, once the policies ResourceSet is ready, and apps a
+	// Kustomization per tenant once monitoring/infra-configs is. The
+	// generated Kustomizations build from OCIRepositories of other
+	// repositories: nodes, not rendered.
+	name: "d2-fleet",
+	path: "clusters/staging",
+	objects: []string{
+		"Kustomization/backend/apps",
+		"Kustomization/cert-manager/infra-configs",
+		"Kustomization/cert-manager/infra-controllers",
+		"ResourceSet/flux-system/apps",
+		"HelmRelease/flux-system/flux-operator",
+		"ResourceSet/flux-system/flux-operator",
+		"Kustomization/flux-system/flux-system",
+		"ResourceSet/flux-system/infra",
+		"ResourceSet/flux-system/policies",
+		"Kustomization/flux-system/tenants",
+		"Kustomization/frontend/apps",
+		"Kustomization/monitoring/infra-configs",
+		"Kustomization/monitoring/infra-controllers",
+	},
+	edges: []string{
+		"Kustomization/backend/apps -> Kustomization/monitoring/infra-configs",
+		"Kustomization/cert-manager/infra-configs -> Kustomization/cert-manager/infra-controllers",
+		"Kustomization/cert-manager/infra-configs -> ResourceSet/flux-system/policies",
+		"Kustomization/cert-manager/infra-controllers -> ResourceSet/flux-system/policies",
+		"Kustomization/frontend/apps -> Kustomization/monitoring/infra-configs",
+		"Kustomization/monitoring/infra-configs -> Kustomization/monitoring/infra-controllers",
+		"Kustomization/monitoring/infra-configs -> ResourceSet/flux-system/policies",
+		"Kustomization/monitoring/infra-controllers -> ResourceSet/flux-system/policies",
+		"ResourceSet/flux-system/apps -> Kustomization/monitoring/infra-configs",
+		"ResourceSet/flux-system/infra -> ResourceSet/flux-system/policies",
+	},
+}, {
 	name: "cycle",
 	path: "clusters/c",
 	objects: []string{

@@ -22,6 +22,8 @@ type entry struct {
 	done      bool
 	// ks caches the decoded manifest of a Kustomization.
 	ks *kustomizev1.Kustomization
+	// set is what a ResourceSet's expansion said (loader_operator.go).
+	set *setInfo
 }
 
 // loader walks the Kustomization graph of one repository.
@@ -160,7 +162,7 @@ func (l *loader) releaseBuilder() {
 // When every one of those fails alone, the others are what is left to know:
 // they start from Path's build, as written there.
 func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string) error {
-	seeds := l.discover(root, nil)
+	seeds := l.discover(append(slices.Clone(root), l.syncs(root)...), nil)
 	if len(seeds) == 0 {
 		l.warn(fmt.Sprintf("path %s: no Flux Kustomization found", relPath))
 	}
@@ -168,7 +170,7 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 	for _, id := range seeds {
 		// Only one whose spec.path is Path as written can build it: the
 		// others are decoded when they are built, if at all.
-		if !l.mayBuildPath(id, path) {
+		if id.Kind != KindKustomization || !l.mayBuildPath(id, path) {
 			continue
 		}
 		if builds, err := l.buildsPath(id, path); err == nil && builds {
@@ -177,6 +179,9 @@ func (l *loader) seed(ctx context.Context, root []Manifest, path, relPath string
 	}
 	if len(self) == 0 {
 		for _, id := range seeds {
+			if id.Kind != KindKustomization {
+				continue
+			}
 			if _, err := l.kustomization(id); err != nil {
 				l.failAlone(id, err)
 			}
@@ -221,7 +226,7 @@ func (l *loader) restore(dropped map[tiers.ID]*entry, self []tiers.ID) {
 			continue
 		}
 		l.entries[id] = e
-		if e.kind == KindKustomization {
+		if e.kind == KindKustomization || e.kind == KindResourceSet {
 			rest = append(rest, id)
 		}
 	}
@@ -255,7 +260,7 @@ func (l *loader) markLocal(seeds []tiers.ID, anchored bool) {
 	for _, id := range seeds {
 		ks, err := l.kustomization(id)
 		if err != nil {
-			continue // failed alone already, in seed
+			continue // failed alone already, in seed, or not a Kustomization
 		}
 		for _, src := range l.seedSources(flux.KustomizationSource(ks)) {
 			sources[src] = true

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubestandup/standup/pkg/flux"
+	"github.com/kubestandup/standup/pkg/render/operator"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -18,17 +19,23 @@ const (
 	KindKustomization = flux.KindKustomization
 	// KindHelmRelease selects Flux HelmReleases in Options.Kinds.
 	KindHelmRelease = "HelmRelease"
+	// KindResourceSet is the Flux Operator's ResourceSet: an applier, like
+	// a Kustomization, whose nodes Result.Objects holds whatever
+	// Options.Kinds says (see docs/flux-operator.md).
+	KindResourceSet = operator.KindResourceSet
 
 	kustomizeGroup = "kustomize.toolkit.fluxcd.io"
 	helmGroup      = "helm.toolkit.fluxcd.io"
 )
 
-// fluxKind returns the Flux kind an object is (KindKustomization or
-// KindHelmRelease), or "" for anything else, including kustomize's own
-// kustomize.config.k8s.io Kustomization.
+// fluxKind returns the Flux kind an object is (KindKustomization,
+// KindHelmRelease or KindResourceSet), or "" for anything else, including
+// kustomize's own kustomize.config.k8s.io Kustomization.
 func fluxKind(u *unstructured.Unstructured) string {
 	group := u.GroupVersionKind().Group
 	switch {
+	case operator.IsResourceSet(u):
+		return KindResourceSet
 	case group == kustomizeGroup && u.GetKind() == KindKustomization:
 		return KindKustomization
 	case group == helmGroup && u.GetKind() == KindHelmRelease:

@@ -33,7 +33,7 @@ func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
 	}
 	var ids []tiers.ID
 	for id, e := range l.entries {
-		if l.kinds[e.kind] {
+		if l.reported(e.kind) {
 			ids = append(ids, id)
 		}
 	}
@@ -54,6 +54,11 @@ func (l *loader) result(relPath string, root []Manifest) (*Result, error) {
 		res.Objects = append(res.Objects, obj)
 		res.Definitions[id] = e.manifest
 	}
+	byID := make(map[tiers.ID]int, len(res.Objects))
+	for i, o := range res.Objects {
+		byID[o.ID] = i
+	}
+	l.inherit(res.Objects, byID)
 	res.Failed = l.failed
 	sort.Slice(res.Failed, func(i, j int) bool { return res.Failed[i].ID.Less(res.Failed[j].ID) })
 	for w := range l.warnings {
@@ -90,6 +95,9 @@ func (l *loader) objects(ids []tiers.ID) ([]flux.Object, []error) {
 func (l *loader) object(e *entry) (flux.Object, error) {
 	if e.kind == KindKustomization && e.ks != nil {
 		return flux.FromKustomization(e.ks), nil
+	}
+	if e.kind == KindResourceSet {
+		return l.setObject(e)
 	}
 	return toObject(e.kind, e.manifest.Object)
 }

@@ -48,8 +48,9 @@ func (l *loader) drain(ctx context.Context) error {
 	}
 }
 
-// process builds one Kustomization and queues the Kustomizations it applies.
-// It returns false when the build must wait for substituteFrom objects.
+// process builds one Kustomization, or expands one ResourceSet, and queues
+// the appliers it applies. It returns false when the build must wait for
+// substituteFrom objects.
 func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
@@ -57,6 +58,9 @@ func (l *loader) process(ctx context.Context, id tiers.ID, force bool) (bool, er
 	e := l.entries[id]
 	if e.done {
 		return true, nil
+	}
+	if e.kind == KindResourceSet {
+		return l.expandSet(id, e)
 	}
 	ks, err := l.kustomization(id)
 	if err != nil {
@@ -153,6 +157,7 @@ func (l *loader) render(id tiers.ID, e *entry, ks *kustomizev1.Kustomization, v 
 	l.rendered[id] = manifests
 	e.done = true
 	l.queue = append(l.queue, l.discover(manifests, &id)...)
+	l.queue = append(l.queue, l.discover(l.syncs(manifests), nil)...)
 	return true, nil
 }
 

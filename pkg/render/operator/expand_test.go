@@ -38,16 +38,16 @@ metadata:
   namespace: flux-system
 `
 
-func TestExpandTemplates(t *testing.T) {
-	tests := []struct {
-		name string
-		spec string
-		want []string
-		// data is the ConfigMap data of the first object, when checked.
-		data map[string]string
-	}{{
-		name: "delimiters, inputs and the built-in provider",
-		spec: `
+// templateCases are the cases of TestExpandTemplates.
+var templateCases = []struct {
+	name string
+	spec string
+	want []string
+	// data is the ConfigMap data of the first object, when checked.
+	data map[string]string
+}{{
+	name: "delimiters, inputs and the built-in provider",
+	spec: `
   inputs:
     - tenant: team1
     - tenant: team2
@@ -62,11 +62,11 @@ func TestExpandTemplates(t *testing.T) {
         name: << inputs.provider.name >>
         apiVersion: << inputs.provider.apiVersion >>
         helm: "{{ .Values.x }}"`,
-		want: []string{"ConfigMap/flux-system/cm-team1", "ConfigMap/flux-system/cm-team2"},
-		data: map[string]string{"kind": "ResourceSet", "name": "my-rset", "apiVersion": "fluxcd.controlplane.io/v1", "helm": "{{ .Values.x }}"},
-	}, {
-		name: "slim-sprig functions, slugify, toYaml",
-		spec: `
+	want: []string{"ConfigMap/flux-system/cm-team1", "ConfigMap/flux-system/cm-team2"},
+	data: map[string]string{"kind": "ResourceSet", "name": "my-rset", "apiVersion": "fluxcd.controlplane.io/v1", "helm": "{{ .Values.x }}"},
+}, {
+	name: "slim-sprig functions, slugify, toYaml",
+	spec: `
   inputs:
     - tenant: Team One
       replicas: 3
@@ -84,11 +84,11 @@ func TestExpandTemplates(t *testing.T) {
         replicas: << inputs.replicas | int | quote >>
         selector: << inputs.selector | toYaml | quote >>
         trimmed: << trimPrefix "Team " inputs.tenant >>`,
-		want: []string{"ConfigMap/default/team-one"},
-		data: map[string]string{"upper": "TEAM ONE", "fallback": "none", "replicas": "3", "selector": "app: web\n", "trimmed": "One"},
-	}, {
-		name: "resources win over the template, disabled objects are left out",
-		spec: `
+	want: []string{"ConfigMap/default/team-one"},
+	data: map[string]string{"upper": "TEAM ONE", "fallback": "none", "replicas": "3", "selector": "app: web\n", "trimmed": "One"},
+}, {
+	name: "resources win over the template, disabled objects are left out",
+	spec: `
   inputs:
     - tenant: a
     - tenant: b
@@ -124,20 +124,20 @@ func TestExpandTemplates(t *testing.T) {
       name: << inputs.tenant >>-<< $c >>
       namespace: default
     <<- end >>`,
-		want: []string{"ConfigMap/default/shared", "ServiceAccount/default/sa-a", "Secret/default/a-x", "Secret/default/a-y", "Secret/default/b-x", "Secret/default/b-y"},
-		data: map[string]string{"from": "resources"},
-	}, {
-		name: "no inputs: built once",
-		spec: `
+	want: []string{"ConfigMap/default/shared", "ServiceAccount/default/sa-a", "Secret/default/a-x", "Secret/default/a-y", "Secret/default/b-x", "Secret/default/b-y"},
+	data: map[string]string{"from": "resources"},
+}, {
+	name: "no inputs: built once",
+	spec: `
   resources:
     - apiVersion: v1
       kind: Namespace
       metadata:
         name: apps`,
-		want: []string{"Namespace/apps"},
-	}, {
-		name: "permute without providers: the ResourceSet's inputs scoped under its name",
-		spec: `
+	want: []string{"Namespace/apps"},
+}, {
+	name: "permute without providers: the ResourceSet's inputs scoped under its name",
+	spec: `
   inputStrategy:
     name: Permute
   inputs:
@@ -152,9 +152,12 @@ func TestExpandTemplates(t *testing.T) {
       data:
         tenant: << inputs.my_rset.tenant >>
         kind: << inputs.my_rset.provider.kind >>`,
-		want: []string{"ConfigMap/default/cm-" + inputID("my_rset=0"), "ConfigMap/default/cm-" + inputID("my_rset=1")},
-		data: map[string]string{"tenant": "a", "kind": "ResourceSet"},
-	}}
+	want: []string{"ConfigMap/default/cm-" + inputID("my_rset=0"), "ConfigMap/default/cm-" + inputID("my_rset=1")},
+	data: map[string]string{"tenant": "a", "kind": "ResourceSet"},
+}}
+
+func TestExpandTemplates(t *testing.T) {
+	tests := templateCases
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x, err := Expand(resourceSet(t, header+"spec:"+tt.spec))

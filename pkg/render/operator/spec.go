@@ -154,3 +154,13 @@ func (s *spec) validate() error {
 	}
 	return nil
 }
+
+// Dependencies returns spec.dependsOn of the ResourceSet u and spec.wait,
+// for a ResourceSet that Expand refused: it is a node still.
+func Dependencies(u *unstructured.Unstructured) ([]Dependency, bool, error) {
+	s, err := decodeSpec(u)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.DependsOn, s.Wait, nil
+}

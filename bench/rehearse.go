@@ -77,6 +77,31 @@ func Reaction(standup, bound time.Duration, hops int) time.Duration {
 	return (standup - bound) / time.Duration(hops)
 }
 
+// FitDependencyCheck calibrates m.DependencyCheck, what a reconcile that
+// finds a dependency not Ready holds a worker for, on a measured run of
+// Flux tuned (whose many requeues make it count): the value in [0, 2 s] at
+// which the rehearsal of Flux tuned on s takes as long as measured, found
+// by bisection (the rehearsal's time grows with it). A run that did not
+// converge leaves m as it is.
+func FitDependencyCheck(s rehearse.Scenario, m rehearse.Model, tuned Measurement) rehearse.Model {
+	if !tuned.Converged || tuned.Elapsed <= 0 {
+		return m
+	}
+	c := rehearse.Contenders(30*time.Second, 5*time.Second)[1]
+	lo, hi := time.Duration(0), 2*time.Second
+	for range 24 {
+		mid := (lo + hi) / 2
+		m.DependencyCheck = mid
+		if r := rehearse.Simulate(s, c, m); r.Converged && r.AllReady < tuned.Elapsed {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	m.DependencyCheck = (lo + hi) / 2
+	return m
+}
+
 // Predict simulates s under the benchmarks' three contenders (Flux alone
 // at kustomize-controller's default requeue, Flux tuned at tunedArgs',
 // standup), keyed by the benchmarks' contender names.

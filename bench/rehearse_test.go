@@ -57,7 +57,10 @@ func BenchmarkRehearse(b *testing.B) {
 			v := validate(gs.name, s, gs.limit, func(cal Run) (rehearse.Scenario, rehearse.Model, string) {
 				m := rehearse.DefaultModel()
 				m.Reaction = Reaction(cal.Results[Standup].Elapsed, cal.Results[LargerBound].Elapsed, len(cal.BoundPath)-1)
-				return GraphRehearsal(g, cal.Durations), m, fmt.Sprintf("%d reconcile durations, standup's reaction %s per hop", len(cal.Durations), m.Reaction.Round(time.Millisecond))
+				sc := GraphRehearsal(g, cal.Durations)
+				m = FitDependencyCheck(sc, m, cal.Results[FluxTuned])
+				return sc, m, fmt.Sprintf("%d reconcile durations, standup's reaction %s per hop, a dependency check %s (fitted on Flux tuned)",
+					len(cal.Durations), m.Reaction.Round(time.Millisecond), m.DependencyCheck.Round(time.Millisecond))
 			})
 			all = append(all, v)
 		})

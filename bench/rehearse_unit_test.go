@@ -72,3 +72,26 @@ func TestReaction(t *testing.T) {
 		t.Errorf("no hops: Reaction = %s, want 0", got)
 	}
 }
+
+// TestFitDependencyCheck: fitted on a measured Flux tuned of a fan-in
+// graph, the dependency check makes the rehearsal of Flux tuned match the
+// measurement; a run that did not converge leaves the model as it is.
+func TestFitDependencyCheck(t *testing.T) {
+	g := benchgraph.Generate(benchgraph.Spec{Depth: 4, Width: 8, FanIn: 8, Prefix: "f"})
+	durations := map[string]time.Duration{}
+	for _, n := range g.Nodes {
+		durations[n.Name] = 500 * time.Millisecond
+	}
+	s := GraphRehearsal(g, durations)
+	m := rehearse.DefaultModel()
+	m.DependencyCheck = 300 * time.Millisecond
+	want := Predict(s, m)[FluxTuned].AllReady
+	m.DependencyCheck = 0
+	fitted := FitDependencyCheck(s, m, Measurement{Elapsed: want, Converged: true})
+	if got := Predict(s, fitted)[FluxTuned].AllReady; math.Abs(got.Seconds()-want.Seconds()) > 0.05*want.Seconds() {
+		t.Errorf("fitted dependency check %s predicts %s, want %s", fitted.DependencyCheck, got, want)
+	}
+	if same := FitDependencyCheck(s, m, Measurement{Elapsed: want}); same.DependencyCheck != 0 {
+		t.Errorf("a run that did not converge fitted %s", same.DependencyCheck)
+	}
+}

@@ -20,21 +20,27 @@ func TestBlockedClauseStands(t *testing.T) {
 		// blocked says whether the Certificate's MISSING_EDGE carries the
 		// clause (and no retry) rather than the retry.
 		blocked bool
+		// samePass is what the SECOND_ORDER_SAME_PASS message must say of
+		// why it is (or is not) an error.
+		samePass string
 	}{{
 		variant: "stands",
 		want: []string{
 			"SECOND_ORDER_SAME_PASS error cert-manager ClusterIssuer/letsencrypt-production provider=cert-manager trigger=HelmRelease",
 			"MISSING_EDGE warning apps Certificate/web/web provider=cert-manager trigger=HelmRelease",
 		},
-		blocked: true,
+		blocked:  true,
+		samePass: "the pass never converges",
 	}, {
-		variant: "opaque",
+		variant:  "opaque",
+		samePass: "only if Kustomization/",
 		want: []string{
 			"MISSING_EDGE warning apps Certificate/web/web provider=cert-manager trigger=HelmRelease",
 			"SECOND_ORDER_SAME_PASS warning cert-manager ClusterIssuer/letsencrypt-production provider=cert-manager trigger=HelmRelease",
 		},
 	}, {
-		variant: "values-from",
+		variant:  "values-from",
+		samePass: "if its values (which spec.valuesFrom completes) switch the CRDs on",
 		want: []string{
 			"MISSING_EDGE warning apps Certificate/web/web provider=cert-manager trigger=HelmRelease",
 			"SECOND_ORDER_SAME_PASS warning cert-manager ClusterIssuer/letsencrypt-production provider=cert-manager trigger=HelmRelease",
@@ -49,6 +55,11 @@ func TestBlockedClauseStands(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("hazards:\n got %q\nwant %q", got, tt.want)
+			}
+			for _, h := range r.Hazards {
+				if h.Code == CodeSecondOrderSamePass && !strings.Contains(h.Message, tt.samePass) {
+					t.Errorf("SECOND_ORDER_SAME_PASS says %q, want it to say %q", h.Message, tt.samePass)
+				}
 			}
 			for _, f := range r.Findings {
 				if f.Code != CodeMissingEdge {

@@ -49,6 +49,8 @@ func (ix *index) kindHazard(v verdict, gk GroupKind, p placed, opts Options) Haz
 			guard := v.via.at.obj
 			h.Guard = &guard
 		}
+	case CodeMutualNeed:
+		h.Message, h.Fix = ix.mutualNeedText(v, gk, p, h)
 	case CodeUnguardedProvider:
 		h.Message, h.Fix = unguardedText(v, gk, h)
 		guard := v.via.at.obj
@@ -161,11 +163,6 @@ func cause(v verdict, gk GroupKind) string {
 
 func samePassText(v verdict, gk GroupKind, p placed, h Hazard) (string, string) {
 	src := v.via.at
-	if v.severity == SeverityWarning {
-		return fmt.Sprintf("%s, and %s applies it in the same pass as %s (%s), in its %s, after the %s's %s: the first attempt fails on the unknown kind, and the pass converges on %s",
-				cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), stageNames[v.stage], src.obj.Kind, stageNames[src.stage], retryText(h)),
-			fmt.Sprintf("move %s to its own Kustomization with dependsOn %s, which needs wait: true (or a health check on %s)", p.obj, p.ks.Name, src.obj)
-	}
 	if v.opaque != nil {
 		return fmt.Sprintf("%s, and %s applies it in the same pass as %s (%s): the dry-run fails on the unknown kind, so the %s is never applied; the pass converges on %s only if %s (not rendered: it builds from another source) applies the CRD, else never",
 				cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), src.obj.Kind, retryText(h), v.opaque),
@@ -175,6 +172,11 @@ func samePassText(v verdict, gk GroupKind, p placed, h Hazard) (string, string) 
 		return fmt.Sprintf("%s, if its values (which spec.valuesFrom completes) switch the CRDs on, and %s applies it in the same pass as %s (%s): then the dry-run fails on the unknown kind, the %s is never applied and the pass never converges",
 				cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), src.obj.Kind),
 			fmt.Sprintf("move %s to its own Kustomization with dependsOn %s; %s needs wait: true (or a health check on %s)", p.obj, p.ks.Name, p.ks.Name, src.obj)
+	}
+	if v.severity == SeverityWarning {
+		return fmt.Sprintf("%s, and %s applies it in the same pass as %s (%s), in its %s, after the %s's %s: the first attempt fails on the unknown kind, and the pass converges on %s",
+				cause(v, gk), p.ks, src.obj, fileOrUnknown(src.file), stageNames[v.stage], src.obj.Kind, stageNames[src.stage], retryText(h)),
+			fmt.Sprintf("move %s to its own Kustomization with dependsOn %s, which needs wait: true (or a health check on %s)", p.obj, p.ks.Name, src.obj)
 	}
 	where := "in the same pass"
 	if src.stage != v.stage {
@@ -240,6 +242,8 @@ func groupTexts(v verdict, gk GroupKind, h Hazard) (string, string) {
 		}
 		return fmt.Sprintf("%s; %s%s is an ancestor of none of the Kustomizations listed: on a cold start the kind may not exist yet, and %s",
 			cause(v, gk), src.ks, what, outcome), fix
+	case CodeMutualNeed:
+		return mutualNeedGroupTexts(v, gk)
 	case CodeUnguardedProvider:
 		return fmt.Sprintf("%s; the ancestor %s applies %s (%s) but has neither wait: true nor a health check on it, so it turns Ready before the CRD exists, and each pass that applies it converges on a retry (each place says after how long)",
 			cause(v, gk), src.ks, src.obj, fileOrUnknown(src.file)), ""

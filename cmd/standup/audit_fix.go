@@ -75,8 +75,8 @@ func auditCheckout(ctx context.Context, g globalOptions, opts auditOptions, stre
 		return nil, nil, nil, err
 	}
 	if !g.Quiet {
-		for _, n := range report.Notes {
-			fmt.Fprintf(streams.Err, "warning: %s\n", n)
+		if err := printer.PrintRenderWarnings(streams.Err, report.Notes, g.Verbose); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	return res, report, reaudit, nil

@@ -66,7 +66,7 @@ func clusterFlagDefs(heading string) []cli.Flag {
 		&cli.BoolFlag{Name: "insecure-skip-tls-verify", Category: heading, Usage: "do not verify the API server's certificate (insecure)"},
 		&cli.StringFlag{Name: "request-timeout", Category: heading, Value: kube.DefaultRequestTimeout.String(),
 			Usage: "give up on one API request (not a watch) after `DURATION`: 30s, 2m, a number of seconds, or 0 for none"},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: heading, Usage: "log the API client's details and warnings on stderr, and count its requests"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Category: heading, Usage: "log the API client's details and warnings on stderr, count its requests, and list every render warning (grouped by kind without -v)"},
 	}
 }
 

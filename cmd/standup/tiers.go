@@ -80,8 +80,8 @@ func runTiers(ctx context.Context, g globalOptions, opts tiersOptions, streams S
 		return err
 	}
 	if !g.Quiet {
-		for _, w := range loaded.warnings {
-			fmt.Fprintf(streams.Err, "warning: %s\n", w)
+		if err := printer.PrintRenderWarnings(streams.Err, loaded.warnings, g.Verbose); err != nil {
+			return err
 		}
 		external := "treated as external"
 		if loaded.failed != nil {

@@ -174,6 +174,11 @@ func auditSummary(r *audit.Report, st printer.Styles) string {
 	if r.Failed > 0 {
 		scope += fmt.Sprintf("; %d not audited: their build failed (%s)", r.Failed, audit.CodeBuildFailed)
 	}
+	if n := len(r.Notes); n > 0 {
+		// The render's warnings, not findings: stderr groups them by kind,
+		// and its counts add up to this one.
+		scope += "; " + printer.Plural(n, "render warning")
+	}
 	switch {
 	case r.Errors() > 0:
 		return fmt.Sprintf("%s %s, %s\n", st.Fail.Render("✗"), printer.Plural(r.Errors(), "error"), scope)

@@ -97,6 +97,20 @@ func TestAuditTextClean(t *testing.T) {
 	}
 }
 
+// TestAuditSummaryCountsRenderWarnings: issue 35. The render's warnings
+// are not findings: the summary counts them apart, as many as stderr's
+// grouped lines add up to.
+func TestAuditSummaryCountsRenderWarnings(t *testing.T) {
+	var b strings.Builder
+	r := &audit.Report{Path: "clusters/dev", Kustomizations: 2, Objects: 1, Notes: []string{"a: one", "b: two", "c: three"}}
+	if err := PrintAudit(&b, printer.FormatText, r, AuditOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "✓ 0 errors, 0 warnings in 2 Kustomizations, 1 object (clusters/dev); 3 render warnings\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
 func TestAuditJSONEmptyListsAndCounts(t *testing.T) {
 	var b strings.Builder
 	if err := PrintAudit(&b, printer.FormatJSON, &audit.Report{Path: "p"}, AuditOptions{}); err != nil {

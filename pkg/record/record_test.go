@@ -148,3 +148,33 @@ func TestCreateRefusesAnExistingFile(t *testing.T) {
 		t.Errorf("the file was changed: %q", data)
 	}
 }
+
+// TestReconciles: the measured reconcile of each node of a small record
+// (testdata/measured.ndjson), pinned: infra from its take-up (0.25 s) to
+// Ready (2.85 s); apps from the take-up of the request standup repeated
+// after the controller parked it at DependencyNotReady (3.6 s) to Ready
+// (4.1 s); the HelmRelease from its install's start (2.9 s) to Ready at
+// 6.9 s, its CRDs' wait after left out. done was Ready already and slow
+// never finished: no measure.
+func TestReconciles(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "measured.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := Read(f, "measured.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Analyze(rec).Reconciles()
+	grafana := tiers.ID{Kind: "HelmRelease", Namespace: "monitoring", Name: "grafana"}
+	want := map[tiers.ID]time.Duration{ks("infra"): 2600 * time.Millisecond, ks("apps"): 500 * time.Millisecond, grafana: 4 * time.Second}
+	if len(got) != len(want) {
+		t.Errorf("measured %v, want %v", got, want)
+	}
+	for id, d := range want {
+		if got[id] != d {
+			t.Errorf("%s: %s, want %s", id, got[id], d)
+		}
+	}
+}

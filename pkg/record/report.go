@@ -114,6 +114,26 @@ func Analyze(rec *Record) *Report {
 	return r
 }
 
+// Reconciles is each node's measured reconcile, read off the report's
+// timeline (timeline.Bar.Pass): the pass that brought it Ready, from the
+// controller taking up standup's last request to Ready, health checks
+// included, as kustomize-controller times the lastReconciledDuration of
+// its status.history. Left out: the wait on dependencies, in standup's or
+// the controller's queue, a pass the controller cut short on a dependency
+// not Ready, a deadlock's proof and repair, and the wait for CRDs to be
+// established after Ready. A node that did not end Ready, that standup
+// found Ready already and left alone, or that turned Ready while stuck on
+// a missing kind has none.
+func (r *Report) Reconciles() map[tiers.ID]time.Duration {
+	out := map[tiers.ID]time.Duration{}
+	for _, b := range r.Timeline.Bars {
+		if d, ok := b.Pass(); ok {
+			out[b.Node] = d
+		}
+	}
+	return out
+}
+
 func argsAfterProgram(cmd []string) []string {
 	if len(cmd) > 0 {
 		return cmd[1:]

@@ -70,6 +70,29 @@ func (b Bar) Time(s State) time.Duration {
 	return d
 }
 
+// Pass is the reconcile that brought the bar to Ready: its last
+// Reconciling span, which runs from the controller taking up standup's
+// last request (from the request itself when the walk never saw it under
+// way) to Ready; a wait for CRDs to be established after Ready is no part
+// of it. ok is false for a bar that did not end Ready, or whose last span
+// before Ready is not Reconciling (it turned Ready while stuck, or
+// queued).
+func (b Bar) Pass() (d time.Duration, ok bool) {
+	if b.Outcome != Ready {
+		return 0, false
+	}
+	for i := len(b.Spans) - 1; i >= 0; i-- {
+		switch sp := b.Spans[i]; sp.State {
+		case CRDs:
+			continue
+		case Reconciling:
+			return sp.To - sp.From, true
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
 // Timeline is a bring-up, real or predicted.
 type Timeline struct {
 	Title string    `json:"title"`

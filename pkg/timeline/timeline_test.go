@@ -137,3 +137,75 @@ func TestSVG(t *testing.T) {
 		t.Error("the SVG is not self-contained")
 	}
 }
+
+// TestFromEventsQueued: a reconcile is Queued from standup's request until
+// the controller is seen on it, and Bar.Pass is the reconcile that ended
+// Ready: from the last take-up (or the last request, when none was seen)
+// to Ready. The events are the walker's, reasons and all.
+func TestFromEventsQueued(t *testing.T) {
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	span := func(st State, from, to float64) Span { return Span{State: st, From: sec(from), To: sec(to)} }
+	const diagnosis wait.Phase = "(suspected deadlock)"
+	type step struct {
+		at     float64
+		phase  wait.Phase // "" for a reconcile action, diagnosis for a diagnosis
+		reason string
+	}
+	tests := []struct {
+		name  string
+		steps []step
+		want  []Span
+		out   Outcome
+		pass  float64 // -1: none
+	}{
+		{"taken up", []step{{0, wait.PhasePending, "DependencyNotReady"}, {1, wait.PhaseReconciling, "Requested"}, {1.01, "", "Requested"}, {1.5, wait.PhaseReconciling, "Progressing"}, {3, wait.PhaseReady, "Ready"}},
+			[]Span{span(Waiting, 0, 1), span(Queued, 1, 1.5), span(Reconciling, 1.5, 3)}, Ready, 1.5},
+		{"too quick to be seen", []step{{0, wait.PhasePending, "DependencyNotReady"}, {1, wait.PhaseReconciling, "Requested"}, {1.01, "", "Requested"}, {1.3, wait.PhaseReady, "Ready"}},
+			[]Span{span(Waiting, 0, 1), span(Reconciling, 1, 1.3)}, Ready, 0.3},
+		// The controller found a dependency not Ready; standup asked again
+		// at 2 s; the second pass, taken up at 4 s, is the one measured,
+		// and the CRDs' wait after Ready is not.
+		{"asked again after a dependency", []step{{1, wait.PhaseReconciling, "Requested"}, {1.2, wait.PhaseReconciling, "Progressing"}, {2, "", "Requested"}, {4, wait.PhaseReconciling, "Progressing"}, {5, wait.PhaseCRDs, "WaitingForCRDs"}, {6, wait.PhaseReady, "Ready"}},
+			[]Span{span(Queued, 1, 1.2), span(Reconciling, 1.2, 2), span(Queued, 2, 4), span(Reconciling, 4, 5), span(CRDs, 5, 6)}, Ready, 1},
+		{"asked again, second pass unseen", []step{{1, wait.PhaseReconciling, "Requested"}, {1.2, wait.PhaseReconciling, "Progressing"}, {2, "", "Requested"}, {2.5, wait.PhaseReady, "Ready"}},
+			[]Span{span(Queued, 1, 1.2), span(Reconciling, 1.2, 2), span(Reconciling, 2, 2.5)}, Ready, 0.5},
+		// A request repeated while the controller's health checks run:
+		// the pass goes on.
+		{"asked again mid-pass", []step{{1, wait.PhaseReconciling, "Requested"}, {1.2, wait.PhaseReconciling, "Progressing"}, {3, wait.PhaseReconciling, "AskedAgain"}, {3, "", "Requested"}, {3.5, wait.PhaseReconciling, "Progressing"}, {4, wait.PhaseReady, "Ready"}},
+			[]Span{span(Queued, 1, 1.2), span(Reconciling, 1.2, 4)}, Ready, 2.8},
+		{"never taken up", []step{{1, wait.PhaseReconciling, "Requested"}, {2, wait.PhaseReconciling, "Unacknowledged"}, {5, wait.PhaseFailed, "Timeout"}},
+			[]Span{span(Queued, 1, 5)}, Failed, -1},
+		// Stuck until Ready: no pass of its own to measure.
+		{"stuck until Ready", []step{{1, wait.PhaseReconciling, "Requested"}, {1.2, wait.PhaseReconciling, "Progressing"}, {2, diagnosis, ""}, {2, wait.PhaseReconciling, "SuspectedDeadlock"}, {4, wait.PhaseReady, "Ready"}},
+			[]Span{span(Queued, 1, 1.2), span(Reconciling, 1.2, 2), span(Stuck, 2, 4)}, Ready, -1},
+		// The missing CRDs appeared: standup asks again, and that pass is
+		// measured; a dry-run failure seen while queued was a pass.
+		{"stuck, then the CRDs appeared", []step{{1, wait.PhaseReconciling, "Requested"}, {2, diagnosis, ""}, {3, wait.PhaseReconciling, "CRDsAppeared"}, {3, "", "Requested"}, {3.5, wait.PhaseReconciling, "Progressing"}, {4.5, wait.PhaseReady, "Ready"}},
+			[]Span{span(Reconciling, 1, 2), span(Stuck, 2, 3), span(Queued, 3, 3.5), span(Reconciling, 3.5, 4.5)}, Ready, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := ks("n")
+			var evs []wait.Event
+			for _, s := range tt.steps {
+				e := wait.Event{Time: at(s.at), Type: wait.EventNode, Node: n, Phase: s.phase, Reason: s.reason}
+				switch s.phase {
+				case "":
+					e = wait.Event{Time: at(s.at), Type: wait.EventAction, Node: n, Action: string(wait.ActionReconcile), Reason: s.reason}
+				case diagnosis:
+					e = wait.Event{Time: at(s.at), Type: wait.EventDiagnosis, Node: n, Phase: wait.PhaseReconciling, Reason: "Deadlock", Message: "suspected cold-start deadlock; proving it"}
+				}
+				evs = append(evs, e)
+			}
+			b := FromEvents("t", t0, evs).Bars[0]
+			if !reflect.DeepEqual(b.Spans, tt.want) || b.Outcome != tt.out {
+				t.Errorf("spans %+v %s\nwant %+v %s", b.Spans, b.Outcome, tt.want, tt.out)
+			}
+			d, ok := b.Pass()
+			if want := sec(tt.pass); ok != (tt.pass >= 0) || (ok && d != want) {
+				t.Errorf("pass %s %v, want %s", d, ok, want)
+			}
+		})
+	}
+}

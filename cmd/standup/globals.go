@@ -158,8 +158,9 @@ func globalUseOf(path string) (use globalUse, ok bool) {
 	case "completion", "__man":
 		return globalUse{}, true
 	case "rehearse":
-		// A checkout in, a prediction out, whole: no cluster, nothing to narrow.
-		return globalUse{Output: true, Run: true}, true
+		// A checkout in, a prediction out, whole: nothing to narrow, and a
+		// cluster only to read its measured durations.
+		return globalUse{Output: true, Run: true, Cluster: true, ClusterWhen: "with --from-cluster"}, true
 	case "report":
 		// A file in, a report out: no cluster, nothing to narrow.
 		return globalUse{Output: true, Run: true}, true

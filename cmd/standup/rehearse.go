@@ -22,6 +22,9 @@ type rehearseOptions struct {
 	Concurrent     int
 	SVG, Picture   string
 	MaxDuration    time.Duration
+	// FromRecord and FromCluster give the nodes measured durations.
+	FromRecord  string
+	FromCluster bool
 }
 
 // rehearseCommand is `standup rehearse --path DIR`: a cold start of the
@@ -30,10 +33,14 @@ func rehearseCommand(streams Streams, prog string) *cli.Command {
 	o := &rehearseOptions{}
 	return withExamples(&cli.Command{
 		Name:  "rehearse",
-		Usage: "predict a checkout's cold start: time to all Ready, critical path, stalls and deadlocks, under Flux alone, Flux tuned and standup (no cluster)",
+		Usage: "predict a checkout's cold start: time to all Ready, critical path, stalls and deadlocks, under Flux alone, Flux tuned and standup (no cluster, unless --from-cluster)",
 		Description: "A simulation of kustomize-controller and helm-controller from the checkout's graph and the audit's\n" +
 			"origins model; its rules and defaults, and how close it comes to measured bring-ups, are in\n" +
-			"docs/rehearse.md. A prediction, not a measurement.",
+			"docs/rehearse.md. A prediction, not a measurement. A node's reconcile costs what the model says,\n" +
+			"or what was measured: --from-record takes each node's pass to Ready in an incident record,\n" +
+			"--from-cluster each Kustomization's last successful lastReconciledDuration in its status.history\n" +
+			"(read only; HelmReleases record none). Nodes are matched by kind, namespace and name; the text's\n" +
+			"header counts those measured, -o json says per node where its duration came from.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "the `DIR` of the cluster's Flux objects in the checkout (e.g. clusters/prod)"},
 			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "repository root `DIR` that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
@@ -43,6 +50,8 @@ func rehearseCommand(streams Streams, prog string) *cli.Command {
 			&cli.StringFlag{Name: "svg", TakesFile: true, Destination: &o.SVG, Usage: "write the Gantt chart of one contender (--picture) as a self-contained SVG to `FILE` (it must not exist)"},
 			&cli.StringFlag{Name: "picture", Value: "flux", Destination: &o.Picture, Usage: "the contender -o mermaid and --svg draw: flux, tuned or standup"},
 			&cli.DurationFlag{Name: "max-duration", Destination: &o.MaxDuration, Usage: "exit 1 when Flux alone is predicted to take longer than `DURATION` to bring every node up, or never to (0: no budget)"},
+			&cli.StringFlag{Name: "from-record", TakesFile: true, Destination: &o.FromRecord, Usage: "take each node's reconcile duration from the incident record `FILE` (resume --record FILE): its pass from the controller taking it up to Ready"},
+			&cli.BoolFlag{Name: "from-cluster", Destination: &o.FromCluster, Usage: "take each Kustomization's reconcile duration from the cluster's status.history (lastReconciledDuration of its last success); lists Kustomizations, writes nothing"},
 		},
 		Action: func(c *cli.Context) error { return runRehearse(c.Context, globals(c), *o, streams) },
 	}, prog,
@@ -50,6 +59,10 @@ func rehearseCommand(streams Streams, prog string) *cli.Command {
 		"standup rehearse --path clusters/prod",
 		"# in a pull-request job: fail when Flux alone would take over 10 minutes",
 		"standup rehearse --path clusters/prod --max-duration 10m",
+		"# last night's reconcile times instead of the model's",
+		"standup rehearse --path clusters/prod --from-record prod.ndjson",
+		"# the reconcile times the running cluster's Kustomizations last took",
+		"standup rehearse --path clusters/prod --from-cluster --context prod",
 	)
 }
 
@@ -65,6 +78,8 @@ func runRehearse(ctx context.Context, g globalOptions, opts rehearseOptions, str
 		return usageErrorf("--requeue-dependency and --tuned-requeue-dependency: want positive durations")
 	case opts.MaxDuration < 0:
 		return usageErrorf("--max-duration %s: want a positive duration, or 0 for no budget", opts.MaxDuration)
+	case opts.FromRecord != "" && opts.FromCluster:
+		return usageErrorf("rehearse: --from-record and --from-cluster do not go together: each gives the measured durations; name one")
 	}
 	if opts.Path == "" {
 		return usageErrorf("rehearse: --path is required: the directory of a git checkout holding the cluster's Flux objects, e.g. clusters/prod")
@@ -87,10 +102,13 @@ func runRehearse(ctx context.Context, g globalOptions, opts rehearseOptions, str
 	if err != nil {
 		return err
 	}
-	scenario := rehearse.FromAudit(res, report)
 	model := rehearse.DefaultModel()
 	model.Workers = opts.Concurrent
-	out := coldstart.Rehearsal{Path: res.Path, Model: model, Picture: pi}
+	scenario, durations, err := measuredScenario(ctx, g, opts, rehearse.FromAudit(res, report), model, res.Path, streams)
+	if err != nil {
+		return err
+	}
+	out := coldstart.Rehearsal{Path: res.Path, Model: model, Picture: pi, Durations: durations}
 	for _, n := range scenario.Nodes {
 		if n.ID.Kind == render.KindKustomization {
 			out.Kustomizations++

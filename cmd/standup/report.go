@@ -47,22 +47,7 @@ func reportCommand(streams Streams, prog string) *cli.Command {
 }
 
 func runReport(_ context.Context, g globalOptions, opts reportOptions, path string, streams Streams) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("report %s: not a regular file; name the record file resume --record wrote", path)
-	}
-	if info.Size() > maxRecord {
-		return fmt.Errorf("report %s: %d bytes, more than a record holds (%d): not a standup record", path, info.Size(), maxRecord)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer f.Close()
-	rec, err := record.Read(io.LimitReader(f, maxRecord), path)
+	rec, err := readRecord("report", path)
 	if err != nil {
 		return err
 	}
@@ -73,6 +58,27 @@ func runReport(_ context.Context, g globalOptions, opts reportOptions, path stri
 		}
 	}
 	return printer.PrintReport(streams.Out, g.Output, r)
+}
+
+// readRecord reads the incident record at path for command (report,
+// rehearse --from-record): a regular file no larger than a record grows.
+func readRecord(command, path string) (*record.Record, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", command, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s %s: not a regular file; name the record file resume --record wrote", command, path)
+	}
+	if info.Size() > maxRecord {
+		return nil, fmt.Errorf("%s %s: %d bytes, more than a record holds (%d): not a standup record", command, path, info.Size(), maxRecord)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", command, err)
+	}
+	defer f.Close()
+	return record.Read(io.LimitReader(f, maxRecord), path)
 }
 
 // maxRecord bounds what report reads: a record stops at its limit, and

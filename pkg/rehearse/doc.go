@@ -24,6 +24,8 @@
 //
 // Where a CRD comes from is the audit's origins model (Scenario is built
 // from audit.Report.Kinds); how long a reconcile takes is Model's cost
-// model, or a measured duration per node when one is given.
-// Everything here is pure: no cluster, no files.
+// model (Model.Cost), or a measured duration per node when one is given
+// (Measure): an incident record's (record.Report.Reconciles) or a
+// cluster's status.history (FromHistory, from the objects a cluster
+// lists). Everything here is pure: no cluster, no files.
 package rehearse

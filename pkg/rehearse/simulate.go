@@ -283,27 +283,18 @@ func (x *sim) start(nd *node) {
 		})
 		return
 	}
+	total := x.m.Cost(nd.Node)
 	if nd.ID.Kind == KindHelmRelease {
-		d := x.m.HelmInstall
-		if nd.Duration > 0 {
-			d = nd.Duration
-		}
-		x.at(x.now+d, func() { x.becomeReady(nd); x.release(nd) })
+		x.at(x.now+total, func() { x.becomeReady(nd); x.release(nd) })
 		return
 	}
-	build := x.m.PerBuild + time.Duration(nd.Objects)*x.m.PerObject
 	if missing := x.missing(nd); len(missing) > 0 {
 		x.at(x.now+x.m.PerBuild, func() { x.failed(nd, missing) })
 		return
 	}
-	total := build
-	if nd.Waits {
-		total += x.m.Health
-	}
-	if nd.Duration > 0 {
-		total = nd.Duration
-		build = min(build, total)
-	}
+	// It applies once built (a measured pass shorter than the model's
+	// build applies at its end).
+	build := min(x.m.PerBuild+time.Duration(nd.Objects)*x.m.PerObject, total)
 	x.at(x.now+build, func() { x.apply(nd) })
 	x.at(x.now+total, func() { x.becomeReady(nd); x.release(nd) })
 }

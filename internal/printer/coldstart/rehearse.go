@@ -14,13 +14,31 @@ import (
 // Rehearsal is what `standup rehearse` prints: the repository, the model,
 // and each contender's predicted bring-up.
 type Rehearsal struct {
-	Path           string             `json:"path"`
-	Kustomizations int                `json:"kustomizations"`
-	HelmReleases   int                `json:"helmReleases"`
-	Model          rehearse.Model     `json:"model"`
-	Results        []*rehearse.Result `json:"results"`
+	Path           string         `json:"path"`
+	Kustomizations int            `json:"kustomizations"`
+	HelmReleases   int            `json:"helmReleases"`
+	Model          rehearse.Model `json:"model"`
+	// Durations says where each node's reconcile duration comes from.
+	Durations Durations          `json:"durations"`
+	Results   []*rehearse.Result `json:"results"`
 	// Picture is the contender whose Gantt chart -o mermaid draws.
 	Picture int `json:"-"`
+}
+
+// Durations says where a rehearsal took each node's reconcile duration
+// from: measured (an incident record, a cluster's status.history) or the
+// cost model.
+type Durations struct {
+	// Source is where the measured ones come from (record or cluster);
+	// empty when every node has the model's.
+	Source rehearse.Source `json:"source,omitempty"`
+	// From names it: the record file, or the API server.
+	From string `json:"from,omitempty"`
+	// Measured counts the nodes given a measured duration.
+	Measured int `json:"measured"`
+	// Nodes are every node's duration and its source, in the scenario's
+	// order.
+	Nodes []rehearse.NodeDuration `json:"nodes"`
 }
 
 // RehearseSchemaVersion is the version of `standup rehearse -o json`.
@@ -79,8 +97,16 @@ func stallsOf(res *rehearse.Result) []rehearse.Stall {
 
 func writeRehearsal(b *strings.Builder, r Rehearsal) {
 	m := r.Model
-	fmt.Fprintf(b, "rehearsal of %s: %d Kustomizations, %d HelmReleases\n(a prediction from the model of docs/rehearse.md: %d workers, a reconcile %s + %s per object, health checks %s, an operator %s)\n\n",
+	fmt.Fprintf(b, "rehearsal of %s: %d Kustomizations, %d HelmReleases\n(a prediction from the model of docs/rehearse.md: %d workers, a reconcile %s + %s per object, health checks %s, an operator %s)\n",
 		r.Path, r.Kustomizations, r.HelmReleases, m.Workers, m.PerBuild, m.PerObject, m.Health, m.OperatorDelay)
+	if d := r.Durations; d.Source != "" {
+		if rest := len(d.Nodes) - d.Measured; rest > 0 {
+			fmt.Fprintf(b, "(reconcile durations: %d of %d nodes measured, from the %s %s; the other %d from the model)\n", d.Measured, len(d.Nodes), d.Source, d.From, rest)
+		} else {
+			fmt.Fprintf(b, "(reconcile durations: all %d nodes measured, from the %s %s)\n", d.Measured, d.Source, d.From)
+		}
+	}
+	b.WriteString("\n")
 	rows := [][]string{{"CONTENDER", "ALL READY", "STALLED", "CRITICAL PATH"}}
 	for _, res := range r.Results {
 		var stalled time.Duration

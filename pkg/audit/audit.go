@@ -201,9 +201,8 @@ func (ix *index) convergence(verdicts map[tiers.ID]map[GroupKind]*verdict) *conv
 	c := newConvergence(ix.res)
 	for _, ks := range ix.order {
 		for i, m := range ix.res.Rendered[ks] {
-			if k := ix.kinds[ks][i]; k.gk.Kind == render.KindKustomization && isFlux(k.gk) {
-				child := tiers.ID{Kind: render.KindKustomization, Namespace: m.Object.GetNamespace(), Name: m.Object.GetName()}
-				c.place(child, ks, k.stage)
+			if child, ok := appliedNode(ix.kinds[ks][i].gk, m); ok { // a Kustomization or a ResourceSet (operator.go)
+				c.place(child, ks, ix.kinds[ks][i].stage)
 			}
 		}
 		for gk, v := range verdicts[ks] {
@@ -244,6 +243,9 @@ func (ix *index) settle(c *convergence, ks tiers.ID, key originKey, v *verdict) 
 			v.cycle = c.waitPath(v.via.at.ks, ks, v.stage)
 		default:
 			v.blocked = true
+		}
+		if v.code == CodeMissingEdge {
+			ix.mutualNeed(c, ks, v)
 		}
 	}
 	if v.gate != nil {

@@ -405,7 +405,7 @@ func TestMessages(t *testing.T) {
 }
 
 func TestRules(t *testing.T) {
-	codes := []Code{CodeSecondOrderSamePass, CodeOriginCycle, CodeMissingEdge, CodeUnguardedProvider, CodeUnknownKind,
+	codes := []Code{CodeSecondOrderSamePass, CodeOriginCycle, CodeMissingEdge, CodeMutualNeed, CodeUnguardedProvider, CodeUnknownKind,
 		CodeLiteralSubstitutionToken, CodeNamespaceNotSpecified, CodeCycle, CodeDanglingDependency, CodeBuildFailed}
 	rules := Rules()
 	if len(rules) != len(codes) {

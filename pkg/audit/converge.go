@@ -74,7 +74,7 @@ const (
 func newConvergence(res *render.Result) *convergence {
 	c := &convergence{index: map[tiers.ID]int{}, kinds: map[originKey]int{}, runs: map[runKey]*state{}}
 	for _, o := range res.Objects {
-		if o.ID.Kind != render.KindKustomization {
+		if !isApplier(o.ID.Kind) { // Kustomizations and ResourceSets (operator.go)
 			continue
 		}
 		c.index[o.ID] = len(c.ids)
@@ -250,11 +250,11 @@ func (c *convergence) satisfied(s *state, i, st int, relax relaxation) bool {
 // comes to exist on a cold start without ks getting past that stage: if
 // so, ks converges after retries. If not, and it would with ks Ready, the
 // origin waits for ks itself: a deadlock. It waits for ks too when, with
-// every other finding fixed (another deadlock above both may hold
-// everything up), it still comes only with ks Ready: a dependsOn or an
-// applier chain runs through ks. through is false when the kind never
-// exists either way (something else is stuck; its own finding says
-// what).
+// every other finding fixed (another deadlock above both, or on either
+// end, may hold everything up), it still waits for ks (hold) and comes
+// with ks Ready: a chain of dependsOn, appliers and needed kinds runs
+// through ks. through is false when the kind never exists either way
+// (something else is stuck; its own finding says what).
 func (c *convergence) eventually(ks tiers.ID, stage int, k originKey) (converges, through bool) {
 	i, ok := c.index[ks]
 	kn, known := c.kinds[k]
@@ -267,7 +267,7 @@ func (c *convergence) eventually(ks tiers.ID, stage int, k originKey) (converges
 	if c.run(-1, 0, i).exists[kn] {
 		return false, true
 	}
-	return false, !c.play(i, stage, -1, relaxAll).exists[kn] && c.play(-1, 0, i, relaxAll).exists[kn]
+	return false, c.hold(i, stage).kind[kn] && c.play(-1, 0, i, relaxAll).exists[kn]
 }
 
 // standsBlocked reports whether kind k of the consumer ks (applied in

@@ -11,9 +11,10 @@
 // (Config.ChartCRDs), or unknown. From the origins and the dependency graph it
 // reports Hazards, each with a stable Code, a Severity, the object, its file,
 // its Kustomization and a one-line fix: second-order kinds applied in the same
-// pass as their trigger, missing dependsOn edges, providers whose Ready does
-// not imply the CRD exists, unknown kinds, literal ${VAR} tokens and the graph
-// errors of package tiers. docs/audit.md documents every code.
+// pass as their trigger, missing dependsOn edges, needs that no dependsOn
+// can order (the provider waits for the consumer), providers whose Ready
+// does not imply the CRD exists, unknown kinds, literal ${VAR} tokens and
+// the graph errors of package tiers. docs/audit.md documents every code.
 //
 // Nothing touches a cluster, and everything but the bootstrap (bootstrap.go,
 // which reads what the repository installs before Flux) is pure.

@@ -115,7 +115,7 @@ func summarize(f Finding) (string, string) {
 			fix = "add to each Kustomization listed the dependsOn its place names"
 		case CodeUnguardedProvider:
 			fix = "set wait: true (or a health check) on each provider its place names"
-		case CodeSecondOrderSamePass, CodeOriginCycle:
+		case CodeSecondOrderSamePass, CodeOriginCycle, CodeMutualNeed:
 			fix = "for each place: " + fix
 		default:
 			fix = "for each place, its own fix; the first: " + fix

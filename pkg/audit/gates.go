@@ -61,6 +61,9 @@ func (ix *index) crdGates() map[GroupKind][]crdGate {
 // count: it is read only after ks has applied everything. Nil when there
 // is none.
 func (ix *index) gateFor(ks tiers.ID, gk GroupKind) *crdGate {
+	if g := ix.setGateFor(ks, gk); g != nil { // a ResourceSet's dependsOn (operator.go)
+		return g
+	}
 	for i, g := range ix.gates[gk] {
 		if g.ks != ks && ix.cluster[g.ks] == ix.cluster[ks] && ix.graph.readyBefore(ks, g.ks) {
 			return &ix.gates[gk][i]
@@ -71,5 +74,8 @@ func (ix *index) gateFor(ks tiers.ID, gk GroupKind) *crdGate {
 
 // evidence words the gate for KindUse.Evidence.
 func (g crdGate) evidence() string {
+	if g.ks.Kind == render.KindResourceSet {
+		return g.setGateEvidence()
+	}
 	return "the health check of " + g.ks.String() + " on CustomResourceDefinition/" + g.crd
 }

@@ -24,6 +24,12 @@ const (
 	// CodeMissingEdge reports that a kind's CRD, trigger or HelmRelease comes from a
 	// Kustomization that is not an ancestor through dependsOn, or from none.
 	CodeMissingEdge Code = "MISSING_EDGE"
+	// CodeMutualNeed reports that a kind's CRD, trigger or HelmRelease comes
+	// from a Kustomization that nothing orders first and that cannot be
+	// ordered first: it cannot turn Ready before the one applying the kind
+	// has applied its objects, so the dependsOn a MISSING_EDGE would ask for
+	// deadlocks the cold start. The objects need moving.
+	CodeMutualNeed Code = "MUTUAL_NEED"
 	// CodeUnguardedProvider reports that the ancestor that applies a runtime kind's
 	// trigger or a chart's HelmRelease has neither wait: true nor a health
 	// check on it, so its Ready does not mean the CRD exists.
@@ -73,6 +79,8 @@ func Rules() []Rule {
 			"A kind's CRD comes from a Kustomization that cannot act before the one applying the kind is Ready: a cycle through origins, a deadlock."},
 		{CodeMissingEdge, "MissingEdge", SeverityWarning,
 			"A kind's CRD, trigger or HelmRelease comes from a Kustomization that nothing orders first: a cold start fails a pass and converges on a retry."},
+		{CodeMutualNeed, "MutualNeed", SeverityWarning,
+			"A kind's CRD, trigger or HelmRelease comes from a Kustomization that nothing orders first and that cannot turn Ready before the one applying the kind has applied its objects: a cold start fails a pass and converges on a retry, and dependsOn would deadlock it, so the objects need moving."},
 		{CodeUnguardedProvider, "UnguardedProvider", SeverityWarning,
 			"The ancestor that applies a runtime kind's trigger or a chart's HelmRelease has neither wait: true nor a health check on it, so dependsOn does not guarantee that the CRD exists: a cold start fails a pass and converges on a retry."},
 		{CodeUnknownKind, "UnknownKind", SeverityNotice,

@@ -216,6 +216,7 @@ func newIndex(res *render.Result, cfg *Config, boot *Bootstrap, cat *catalog.Cat
 	ix.resolveCharts()
 	ix.addUnrendered()
 	ix.boot = ix.bootstrapKinds(boot)
+	ix.operatorBootstrap() // a FluxInstance the render syncs from (operator.go)
 	ix.gates = ix.crdGates()
 	return ix
 }

@@ -93,7 +93,7 @@ type Options struct {
 }
 
 // moveCodes are the findings whose fix is to move objects.
-var moveCodes = []audit.Code{audit.CodeSecondOrderSamePass, audit.CodeOriginCycle}
+var moveCodes = []audit.Code{audit.CodeSecondOrderSamePass, audit.CodeOriginCycle, audit.CodeMutualNeed}
 
 // MakePlan turns the findings of report on res into edits of the files
 // that define their Kustomizations: a dependsOn entry for a MISSING_EDGE,

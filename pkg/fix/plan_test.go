@@ -94,11 +94,12 @@ func missingEdges(r *audit.Report) []string {
 // (and a health check on its HelmRelease), a list in flow style and one
 // indented by four; and it leaves alone the Kustomizations an overlay
 // makes twice from one document, one whose name is a postBuild variable,
-// one whose dependsOn a patch sets, and a pair that each need the other's
-// CRD (either edge deadlocks). The chart's Certificate in the chart's own
-// pass is a move. Then the audit finds only the missing edges left alone
-// (not the patched one's: it depends on apps, which now depends on crds),
-// and a second plan has nothing to do.
+// and one whose dependsOn a patch sets. The chart's Certificate in the
+// chart's own pass is a move, and so is a pair that each need the other's
+// CRD (MUTUAL_NEED: either edge deadlocks). Then the audit finds only the
+// missing edges left alone (not the patched one's: it depends on apps,
+// which now depends on crds), the pair is still a MUTUAL_NEED, and a
+// second plan has nothing to do.
 func TestPlan(t *testing.T) {
 	root := copyTree(t, filepath.Join("testdata", "repo"))
 	res, report, opts := audited(t, root, "clusters/prod")
@@ -115,11 +116,18 @@ func TestPlan(t *testing.T) {
 		"Kustomization/flux-system/a-tenant needs Kustomization/flux-system/crds",
 		"Kustomization/flux-system/b-tenant needs Kustomization/flux-system/crds",
 		"Kustomization/flux-system/blog-app needs Kustomization/flux-system/crds",
-		"Kustomization/flux-system/left needs Kustomization/flux-system/right",
-		"Kustomization/flux-system/right needs Kustomization/flux-system/left",
 	}
 	if got := missingEdges(report); !slices.Equal(got, want) {
 		t.Errorf("after the fix, MISSING_EDGE:\n got %q\nwant %q (the edits left alone)", got, want)
+	}
+	var mutual []string
+	for _, h := range report.Hazards {
+		if h.Code == audit.CodeMutualNeed {
+			mutual = append(mutual, h.Kustomization.Name+" needs "+h.Provider.Name)
+		}
+	}
+	if want := []string{"left needs right", "right needs left"}; !slices.Equal(mutual, want) {
+		t.Errorf("after the fix, MUTUAL_NEED %q, want %q", mutual, want)
 	}
 	for _, h := range report.Hazards {
 		if h.Code == audit.CodeUnguardedProvider {

@@ -52,10 +52,16 @@ func corpusDir() string {
 // stage fails, so no child Kustomization is ever created: nothing of the
 // cluster but its Namespaces is applied. talos/ (out of the snapshot)
 // installs Cilium and kubelet-csr-approver only, cluster/bootstrap Flux.
-// Under that root deadlock, a cycle: volsync-system/volsync applies a
-// PrometheusRule, whose CRD only kube-prometheus-stack's chart installs,
-// and kube-prometheus-stack dependsOn rook-ceph-cluster, which dependsOn
-// volsync: neither ever turns Ready (ORIGIN_CYCLE).
+// Under that root deadlock, cycles (ORIGIN_CYCLE): volsync-system/volsync
+// applies a PrometheusRule, whose CRD only kube-prometheus-stack's chart
+// installs, and kube-prometheus-stack dependsOn rook-ceph-cluster, which
+// dependsOn volsync: neither ever turns Ready. And external-secrets applies
+// a GrafanaDashboard (grafana-operator's chart, in grafana) in the apply
+// stage of its HelmRelease, while grafana applies an ExternalSecret
+// (external-secrets' chart) in the stage of its own: each dry-run fails on
+// the other's kind, so neither HelmRelease is ever applied, whatever
+// dependsOn there is or is not (grafana's own GrafanaDashboard, in the
+// same pass, is a deadlock of its own besides).
 //
 // xunholy/k8s-gitops builds its Kustomizations from ExternalArtifacts,
 // which render reads once it follows ArtifactGenerators (until then they
@@ -72,14 +78,28 @@ func corpusDir() string {
 // Kustomization external-secrets/external-secrets, whose chart alone
 // installs the ExternalSecret CRD: the same deadlock as budimanjojo's
 // cluster-apps. The bootstrap task creates the external-secrets Namespace,
-// not the CRD. Under that root deadlock, three cycles (ORIGIN_CYCLE):
+// not the CRD. Under that root deadlock, cycles (ORIGIN_CYCLE), each a
+// chain of Kustomizations whose HelmRelease is applied in the same stage
+// as an object of a kind another's chart installs, or that dependsOn one:
 // observability/grafana (grafana-operator, the only origin of the
 // GrafanaDashboard CRD) dependsOn network-system/cert-manager, which
 // applies a GrafanaDashboard; cert-manager dependsOn
 // external-secrets/onepassword and needs the ExternalSecret CRD of
 // external-secrets/external-secrets, which applies a GrafanaDashboard too;
 // kube-prometheus-stack dependsOn volsync-system/volsync, which applies a
-// PrometheusRule. The monitoring.coreos.com and gateway.networking.k8s.io
+// PrometheusRule. cert-manager also applies a PrometheusRule, whose chart
+// (kube-prometheus-stack) applies GrafanaDashboards: grafana waits for
+// cert-manager, cert-manager for kube-prometheus-stack's HelmRelease, and
+// that for grafana's. kube-prometheus-stack applies HTTPRoutes (Envoy
+// Gateway's chart) and network-system/envoy-gateway a PodMonitor and a
+// ServiceMonitor (kube-prometheus-stack's): a pair, each HelmRelease in
+// the stage that fails on the other's kind. envoy-gateway applies
+// GrafanaDashboards too, so it waits for grafana, which waits (through
+// cert-manager and kube-prometheus-stack) for envoy-gateway; rook-ceph and
+// volsync apply GrafanaDashboards, and kube-prometheus-stack dependsOn
+// them (rook-ceph through rook-ceph-cluster). No dependsOn can order any
+// of them: the objects need moving. The monitoring.coreos.com and
+// gateway.networking.k8s.io
 // findings are deadlocks of the snapshot only: upstream, talos/ (left out)
 // applies the Gateway API and prometheus-operator CRDs as Talos
 // extraManifests before Flux.
@@ -87,7 +107,15 @@ var deadlocks = map[string][]string{
 	"xunholy__k8s-gitops kubernetes/clusters/cluster-00": {
 		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org external-secrets/external-secrets",
 		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org network-system/cert-manager",
+		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org network-system/envoy-gateway",
+		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org observability/kube-prometheus-stack",
+		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org rook-ceph/rook-ceph",
+		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org volsync-system/volsync",
+		"ORIGIN_CYCLE HTTPRoute.gateway.networking.k8s.io observability/kube-prometheus-stack",
+		"ORIGIN_CYCLE PodMonitor.monitoring.coreos.com network-system/envoy-gateway",
+		"ORIGIN_CYCLE PrometheusRule.monitoring.coreos.com network-system/cert-manager",
 		"ORIGIN_CYCLE PrometheusRule.monitoring.coreos.com volsync-system/volsync",
+		"ORIGIN_CYCLE ServiceMonitor.monitoring.coreos.com network-system/envoy-gateway",
 		"SECOND_ORDER_SAME_PASS BackendTrafficPolicy.gateway.envoyproxy.io network-system/envoy-gateway",
 		"SECOND_ORDER_SAME_PASS ClientTrafficPolicy.gateway.envoyproxy.io network-system/envoy-gateway",
 		"SECOND_ORDER_SAME_PASS EnvoyProxy.gateway.envoyproxy.io network-system/envoy-gateway",
@@ -100,6 +128,8 @@ var deadlocks = map[string][]string{
 		"SECOND_ORDER_SAME_PASS ScrapeConfig.monitoring.coreos.com observability/kube-prometheus-stack",
 	},
 	"budimanjojo__home-cluster cluster/base": {
+		"ORIGIN_CYCLE ExternalSecret.external-secrets.io observability/grafana",
+		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org external-secrets/external-secrets",
 		"ORIGIN_CYCLE PrometheusRule.monitoring.coreos.com volsync-system/volsync",
 		"SECOND_ORDER_SAME_PASS Certificate.cert-manager.io cert-manager/cert-manager",
 		"SECOND_ORDER_SAME_PASS ClusterIssuer.cert-manager.io cert-manager/cert-manager",

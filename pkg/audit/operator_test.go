@@ -1,0 +1,111 @@
+package audit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const operatorFixture = "testdata/flux-operator"
+
+// operatorRepo copies the flux-operator fixture, without the files of
+// drop, with each sets/ file of add copied to clusters/c.
+func operatorRepo(t *testing.T, drop []string, add ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyTree(t, operatorFixture, dir)
+	for _, f := range drop {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range add {
+		data, err := os.ReadFile(filepath.Join(operatorFixture, "sets", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "clusters/c", f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestFluxInstanceEntryPath: a FluxInstance's sync is a root, its entry
+// path audited as a flux-system Kustomization's would be, from the path
+// or from the FluxInstance's folder: cert-manager's ClusterIssuer beside
+// its HelmRelease deadlocks the cold start. The Operator's own kinds are
+// there before the sync, so the FluxInstance is no finding. With a
+// flux-system Kustomization file instead, the same deadlock.
+func TestFluxInstanceEntryPath(t *testing.T) {
+	gotk := operatorRepo(t, []string{"clusters/c/flux-system/flux-instance.yaml"}, "gotk-sync.yaml")
+	tests := []struct{ name, root, path string }{
+		{"FluxInstance, its entry path", operatorFixture, "clusters/c"},
+		{"FluxInstance, its folder", operatorFixture, "clusters/c/flux-system"},
+		{"flux-system Kustomization", gotk, "clusters/c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := auditDir(t, tt.root, tt.path)
+			if len(r.Findings) != 1 || r.Errors() != 1 {
+				t.Fatalf("findings %+v, want the one deadlock", r.Findings)
+			}
+			f, h := r.Findings[0], r.Findings[0].Places[0]
+			if f.Code != CodeSecondOrderSamePass || f.Kind != (GroupKind{Group: "cert-manager.io", Kind: "ClusterIssuer"}) ||
+				h.Kustomization.String() != "Kustomization/flux-system/flux-system" || h.File != "clusters/c/cluster-issuer.yaml" {
+				t.Errorf("finding %+v at %+v", f, h)
+			}
+			if r.Kustomizations != 1 {
+				t.Errorf("%d Kustomizations audited, want the entry path's", r.Kustomizations)
+			}
+			operator := false
+			for _, u := range r.Kinds {
+				if u.Group == "fluxcd.controlplane.io" {
+					operator = true
+					if u.Origin != OriginBootstrap || !strings.Contains(u.Evidence, "FluxInstance flux-system/flux") {
+						t.Errorf("%s: %+v, want the FluxInstance's bootstrap", u.Kind, u)
+					}
+				}
+			}
+			if operator == (tt.root == gotk) {
+				t.Errorf("the Operator's kinds are applied: %v", operator)
+			}
+		})
+	}
+}
+
+// TestResourceSetApplies: a ResourceSet is an applier of its own: the
+// chart's HelmRelease and a ClusterIssuer it generates together deadlock
+// it, as in a Kustomization. A dependsOn on the ClusterIssuer CRD with
+// ready: true guards the ResourceSet's ClusterIssuers from the chart a
+// Kustomization applies beside it; without ready, the Operator only waits
+// for the CRD to exist, and the ClusterIssuers are a MISSING_EDGE.
+func TestResourceSetApplies(t *testing.T) {
+	issuer := []string{"clusters/c/cluster-issuer.yaml"}
+	r := auditDir(t, operatorRepo(t, append(issuer, "clusters/c/cert-manager.yaml"), "cert-manager.yaml"), "clusters/c")
+	if len(r.Findings) != 1 || r.Findings[0].Code != CodeSecondOrderSamePass || r.Findings[0].Places[0].Kustomization.String() != "ResourceSet/flux-system/cert-manager" {
+		t.Errorf("same pass in a ResourceSet: findings %+v", r.Findings)
+	}
+
+	r = auditDir(t, operatorRepo(t, issuer, "issuers.yaml"), "clusters/c")
+	if len(r.Findings) != 0 {
+		t.Errorf("gated: findings %+v, want none", r.Findings)
+	}
+	for _, u := range r.Kinds {
+		if u.Kind == "ClusterIssuer" && (u.Objects != 2 || !strings.Contains(u.Evidence, "the dependsOn of ResourceSet/flux-system/issuers on CustomResourceDefinition/clusterissuers.cert-manager.io")) {
+			t.Errorf("gated ClusterIssuer: %+v", u)
+		}
+	}
+
+	dir := operatorRepo(t, issuer, "issuers.yaml")
+	set := filepath.Join(dir, "clusters/c/issuers.yaml")
+	data, _ := os.ReadFile(set)
+	if err := os.WriteFile(set, []byte(strings.Replace(string(data), "      ready: true\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = auditDir(t, dir, "clusters/c")
+	if len(r.Findings) != 1 || r.Findings[0].Code != CodeMissingEdge || r.Findings[0].Severity != SeverityWarning {
+		t.Errorf("exists only: findings %+v, want a MISSING_EDGE warning", r.Findings)
+	}
+}

@@ -114,6 +114,27 @@ func ksNode(ns, name string) tiers.ID {
 	return tiers.ID{Kind: flux.KindKustomization, Namespace: ns, Name: name}
 }
 
+// seedMixedGraph puts the mixed graph in ns of w, cold: the suspended
+// Kustomization infra (wait: true) applies HelmReleases db and gadgets
+// (gadgets on db, its chart bringing the Gadget CRD), and apps, on infra,
+// applies web (on gadgets) and a Gadget.
+func seedMixedGraph(t *testing.T, w *testenv.World, ns string) {
+	t.Helper()
+	tree := writeTree(t, t.TempDir(), map[string]string{
+		"infra/releases.yaml": hrYAML(t,
+			testenv.HR{Namespace: ns, Name: "db", Chart: "plain"},
+			testenv.HR{Namespace: ns, Name: "gadgets", Chart: "gadgets", DependsOn: deps("db")},
+		),
+		"apps/releases.yaml": hrYAML(t, testenv.HR{Namespace: ns, Name: "web", Chart: "plain", DependsOn: deps("gadgets")}),
+		"apps/gadget.yaml":   fmt.Sprintf("apiVersion: crds.standup.test/v1\nkind: Gadget\nmetadata:\n  name: g1\n  namespace: %s\n", ns),
+	})
+	publish(t, w, ns, tree)
+	create(t, w,
+		testenv.KS{Namespace: ns, Name: "infra", Path: "./infra", Wait: true, Suspend: true},
+		testenv.KS{Namespace: ns, Name: "apps", Path: "./apps", Wait: true, Suspend: true, DependsOn: deps("infra")},
+	)
+}
+
 // TestResumeWalksMixedKustomizationsAndHelmReleases is a cold start of a
 // mixed graph against the real kustomize-controller v1.9.6 and
 // helm-controller v1.5.5, with Flux's own 30 s dependency re-check on both:
@@ -128,19 +149,7 @@ func ksNode(ns, name string) tiers.ID {
 func TestResumeWalksMixedKustomizationsAndHelmReleases(t *testing.T) {
 	ns := testenv.UniqueName("mixed")
 	w := helmWorld(t, testenv.Options{}, []string{"plain", "gadgets"}, ns)
-	tree := writeTree(t, t.TempDir(), map[string]string{
-		"infra/releases.yaml": hrYAML(t,
-			testenv.HR{Namespace: ns, Name: "db", Chart: "plain"},
-			testenv.HR{Namespace: ns, Name: "gadgets", Chart: "gadgets", DependsOn: deps("db")},
-		),
-		"apps/releases.yaml": hrYAML(t, testenv.HR{Namespace: ns, Name: "web", Chart: "plain", DependsOn: deps("gadgets")}),
-		"apps/gadget.yaml":   fmt.Sprintf("apiVersion: crds.standup.test/v1\nkind: Gadget\nmetadata:\n  name: g1\n  namespace: %s\n", ns),
-	})
-	publish(t, w, ns, tree)
-	create(t, w,
-		testenv.KS{Namespace: ns, Name: "infra", Path: "./infra", Wait: true, Suspend: true},
-		testenv.KS{Namespace: ns, Name: "apps", Path: "./apps", Wait: true, Suspend: true, DependsOn: deps("infra")},
-	)
+	seedMixedGraph(t, w, ns)
 
 	res := runCLI(t, w, "resume", "-o", "json", "--node-timeout", "2m")
 	if res.Code != ExitOK {

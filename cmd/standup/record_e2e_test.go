@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,19 +117,7 @@ func TestRecordRoundTripOnTheHelmReleaseWorld(t *testing.T) {
 	ctx := context.Background()
 	ns := testenv.UniqueName("hrrec")
 	w := helmWorld(t, testenv.Options{}, []string{"plain", "gadgets"}, ns)
-	tree := writeTree(t, t.TempDir(), map[string]string{
-		"infra/releases.yaml": hrYAML(t,
-			testenv.HR{Namespace: ns, Name: "db", Chart: "plain"},
-			testenv.HR{Namespace: ns, Name: "gadgets", Chart: "gadgets", DependsOn: deps("db")},
-		),
-		"apps/releases.yaml": hrYAML(t, testenv.HR{Namespace: ns, Name: "web", Chart: "plain", DependsOn: deps("gadgets")}),
-		"apps/gadget.yaml":   fmt.Sprintf("apiVersion: crds.standup.test/v1\nkind: Gadget\nmetadata:\n  name: g1\n  namespace: %s\n", ns),
-	})
-	publish(t, w, ns, tree)
-	create(t, w,
-		testenv.KS{Namespace: ns, Name: "infra", Path: "./infra", Wait: true, Suspend: true},
-		testenv.KS{Namespace: ns, Name: "apps", Path: "./apps", Wait: true, Suspend: true, DependsOn: deps("infra")},
-	)
+	seedMixedGraph(t, w, ns)
 	wit := witnessFrom(t, w)
 	file := filepath.Join(t.TempDir(), "helm.ndjson")
 	res := runCLI(t, w, "resume", "-n", ns, "--record", file, "--node-timeout", "2m", "-o", "json")

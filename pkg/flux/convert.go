@@ -53,6 +53,9 @@ func FromKustomization(ks *kustomizev1.Kustomization) Object {
 		})
 	}
 	obj.SourceRef = KustomizationSource(ks)
+	if kc := ks.Spec.KubeConfig; kc != nil && kc.SecretRef != nil && kc.SecretRef.Name != "" {
+		obj.KubeConfig = &KubeConfigRef{SecretName: kc.SecretRef.Name, Key: kc.SecretRef.Key}
+	}
 	if c := apimeta.FindStatusCondition(ks.Status.Conditions, meta.ReadyCondition); c != nil {
 		obj.Ready = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
 	}

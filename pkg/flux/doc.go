@@ -15,7 +15,9 @@
 // HelmRelease's HelmChart). kinds.go reads kinds as users
 // type them (ks, hr, plurals, any case). inventory.go parses status.inventory ids as
 // kustomize-controller and helm-controller write them, and names the CRDs
-// and the child Kustomizations and HelmReleases an inventory holds. SourceRevision reads a source's current
+// and the child Kustomizations and HelmReleases an inventory holds. target.go
+// reads spec.kubeConfig.secretRef: Target names the remote cluster an object
+// applies to (its Secret's name), TargetSecret the Secret. SourceRevision reads a source's current
 // artifact revision (SourceRevisions, every source of a set of objects once), and RequestReconcile asks a Kustomization or a
 // HelmRelease for a reconcile with the one merge patch `flux reconcile` and
 // `flux resume` send.

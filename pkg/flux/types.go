@@ -37,6 +37,9 @@ type Object struct {
 	Prune bool `json:"prune,omitempty"`
 	// TargetNamespace is spec.targetNamespace of a Kustomization.
 	TargetNamespace string `json:"targetNamespace,omitempty"`
+	// KubeConfig is spec.kubeConfig.secretRef: o applies to the remote
+	// cluster that Secret's kubeconfig names (Target); nil for its own.
+	KubeConfig *KubeConfigRef `json:"kubeConfig,omitempty"`
 	// AppliedBy is the Kustomization whose build produced this object, if known.
 	AppliedBy *tiers.ID `json:"appliedBy,omitempty"`
 	// File is the file the object was read from (offline only), relative to the repository root.

@@ -1,0 +1,47 @@
+package flux
+
+import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+// KubeConfigRef is a Kustomization's or a HelmRelease's
+// spec.kubeConfig.secretRef: the Secret, in the object's own namespace,
+// whose kubeconfig the controller applies with, to a remote cluster.
+type KubeConfigRef struct {
+	// SecretName is spec.kubeConfig.secretRef.name.
+	SecretName string `json:"secretName"`
+	// Key is spec.kubeConfig.secretRef.key; "" means Flux's default
+	// ("value", else "value.yaml").
+	Key string `json:"key,omitempty"`
+}
+
+// Target is the name of the cluster o applies to: the name of its kubeConfig
+// Secret (spec.kubeConfig.secretRef.name), "" for the cluster o lives in.
+// tiers shows it, and resume reaches the cluster through the Secret.
+func (o Object) Target() string {
+	if o.KubeConfig == nil {
+		return ""
+	}
+	return o.KubeConfig.SecretName
+}
+
+// TargetSecret is the kubeConfig Secret as namespace/name (the object's
+// namespace: Flux reads it there), "" for the cluster o lives in. Two
+// objects of different namespaces naming the same Secret name target
+// different Secrets, which this tells apart and Target does not.
+func (o Object) TargetSecret() string {
+	if o.KubeConfig == nil {
+		return ""
+	}
+	return o.ID.Namespace + "/" + o.KubeConfig.SecretName
+}
+
+// kubeConfigOf reads spec.kubeConfig.secretRef of an unstructured Flux
+// object; nil without one (a configMapRef, for a cloud provider's workload
+// identity, names no Secret standup could read: nil too).
+func kubeConfigOf(u map[string]any) *KubeConfigRef {
+	name, _, _ := unstructured.NestedString(u, "spec", "kubeConfig", "secretRef", "name")
+	if name == "" {
+		return nil
+	}
+	key, _, _ := unstructured.NestedString(u, "spec", "kubeConfig", "secretRef", "key")
+	return &KubeConfigRef{SecretName: name, Key: key}
+}

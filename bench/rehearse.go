@@ -24,7 +24,7 @@ import (
 // ConfigMap and waits for it. A node's measured reconcile duration
 // (durations, keyed by name) replaces the cost model.
 func GraphRehearsal(g benchgraph.Graph, durations map[string]time.Duration) rehearse.Scenario {
-	var s rehearse.Scenario
+	s := rehearse.Scenario{Suspended: true}
 	for _, n := range g.Nodes {
 		node := rehearse.Node{ID: graphNode(g.Namespace, n.Name), Objects: 1, Waits: true, Duration: durations[n.Name]}
 		for _, d := range n.DependsOn {
@@ -43,7 +43,7 @@ func graphNode(ns, name string) tiers.ID {
 // releases hr-1 … hr-n in ns, each depending on the one before, each
 // installed in install.
 func HelmChainRehearsal(ns string, n int, install time.Duration) rehearse.Scenario {
-	var s rehearse.Scenario
+	s := rehearse.Scenario{Suspended: true}
 	for i := 1; i <= n; i++ {
 		node := rehearse.Node{ID: tiers.ID{Kind: rehearse.KindHelmRelease, Namespace: ns, Name: fmt.Sprintf("hr-%d", i)}, Duration: install}
 		if i > 1 {
@@ -114,12 +114,35 @@ func Predict(s rehearse.Scenario, m rehearse.Model) map[string]*rehearse.Result 
 	}
 }
 
+// Drift is how much longer (positive) or shorter the reconciles of a
+// validated run were than those of its calibration run, as a fraction:
+// the sum of the durations of the nodes both logged, validated over
+// calibrated, less one. The model predicts from the calibration's
+// durations, so a drift (another build loading the machine in one run and
+// not the other) becomes the prediction's error one for one on a
+// throughput-bound graph; NaN when they share no node.
+func Drift(calibrated, validated map[string]time.Duration) float64 {
+	var cal, val time.Duration
+	for name, d := range validated {
+		if c, ok := calibrated[name]; ok {
+			cal, val = cal+c, val+d
+		}
+	}
+	if cal <= 0 {
+		return math.NaN()
+	}
+	return float64(val)/float64(cal) - 1
+}
+
 // Validation is one scenario's predictions against its measurements.
 type Validation struct {
 	Scenario string
 	// Calibration says what the first run taught the model.
 	Calibration string
-	Rows        []ValidationRow
+	// Drift is the validated run's reconcile durations against the
+	// calibration's (Drift), for each validated run.
+	Drift []float64
+	Rows  []ValidationRow
 }
 
 // ValidationRow is one contender's prediction and measurement.
@@ -132,6 +155,19 @@ type ValidationRow struct {
 	Measured             time.Duration
 	// Limit is the relative error allowed: 0.15, or 0.20 at scale.
 	Limit float64
+	// InSample is the prediction calibrated on the measured run itself:
+	// its error is the model's alone, without the drift between runs.
+	// Zero when not computed.
+	InSample time.Duration
+}
+
+// InSampleError is |InSample − measured| / measured; NaN when not computed
+// or when either does not converge.
+func (r ValidationRow) InSampleError() float64 {
+	if r.InSample <= 0 || !r.Converged || r.Measured <= 0 {
+		return math.NaN()
+	}
+	return math.Abs(r.InSample.Seconds()-r.Measured.Seconds()) / r.Measured.Seconds()
 }
 
 // Error is |predicted − measured| / measured; NaN unless both converge.
@@ -169,7 +205,7 @@ func Rows(pred map[string]*rehearse.Result, run Run, limit float64, contenders .
 // Markdown renders validations as one table.
 func Markdown(vs []Validation) string {
 	var b strings.Builder
-	b.WriteString("| scenario | contender | predicted, s | measured, s | error | goal | met |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| scenario | contender | predicted, s | measured, s | error | goal | met | model error (in sample) |\n|---|---|---|---|---|---|---|---|\n")
 	for _, v := range vs {
 		for _, r := range v.Rows {
 			pred, meas, errText := "never", "", "–"
@@ -192,12 +228,22 @@ func Markdown(vs []Validation) string {
 			if !r.Converges || !r.Converged {
 				goal = "both never"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", v.Scenario, r.Contender, pred, meas, errText, goal, met)
+			inSample := "–"
+			if e := r.InSampleError(); !math.IsNaN(e) {
+				inSample = fmt.Sprintf("%.1f %%", 100*e)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Scenario, r.Contender, pred, meas, errText, goal, met, inSample)
 		}
 	}
-	b.WriteString("\nCalibration, per scenario (from its first run):\n\n")
+	b.WriteString("\nCalibration, per scenario (from its first run), and the drift of the validated run's reconcile durations from the calibration's:\n\n")
 	for _, v := range vs {
-		fmt.Fprintf(&b, "- %s: %s\n", v.Scenario, v.Calibration)
+		drift := ""
+		for _, d := range v.Drift {
+			if !math.IsNaN(d) {
+				drift += fmt.Sprintf("; drift %+.1f %%", 100*d)
+			}
+		}
+		fmt.Fprintf(&b, "- %s: %s%s\n", v.Scenario, v.Calibration, drift)
 	}
 	return b.String()
 }

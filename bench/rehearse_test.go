@@ -103,7 +103,18 @@ func validate(name string, s Scenario, limit float64, calibrate func(Run) (rehea
 	for i := 1; i < len(s.Runs); i++ {
 		sc, m, how := calibrate(s.Runs[i-1])
 		v.Calibration = how
-		v.Rows = append(v.Rows, Rows(Predict(sc, m), s.Runs[i], limit, FluxAlone, FluxTuned, Standup)...)
+		v.Drift = append(v.Drift, Drift(s.Runs[i-1].Durations, s.Runs[i].Durations))
+		rows := Rows(Predict(sc, m), s.Runs[i], limit, FluxAlone, FluxTuned, Standup)
+		// The same run calibrating itself: what the model gets wrong
+		// with the durations right.
+		own, ownModel, _ := calibrate(s.Runs[i])
+		self := Predict(own, ownModel)
+		for j := range rows {
+			if r := self[rows[j].Contender]; r != nil && r.Converged {
+				rows[j].InSample = r.AllReady
+			}
+		}
+		v.Rows = append(v.Rows, rows...)
 	}
 	return v
 }

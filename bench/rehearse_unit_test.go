@@ -95,3 +95,40 @@ func TestFitDependencyCheck(t *testing.T) {
 		t.Errorf("a run that did not converge fitted %s", same.DependencyCheck)
 	}
 }
+
+// TestDrift: the validated run's durations against the calibration's,
+// over the nodes both logged.
+func TestDrift(t *testing.T) {
+	sec := time.Second
+	tests := []struct {
+		name     string
+		cal, val map[string]time.Duration
+		want     float64
+	}{
+		{"same", map[string]time.Duration{"a": sec, "b": 3 * sec}, map[string]time.Duration{"a": 3 * sec, "b": sec}, 0},
+		{"a third slower", map[string]time.Duration{"a": 3 * sec}, map[string]time.Duration{"a": 4 * sec}, 1.0 / 3},
+		{"only shared nodes", map[string]time.Duration{"a": 2 * sec, "b": sec}, map[string]time.Duration{"a": sec, "c": 9 * sec}, -0.5},
+	}
+	for _, tt := range tests {
+		if got := Drift(tt.cal, tt.val); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: drift %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got := Drift(map[string]time.Duration{"a": sec}, map[string]time.Duration{"b": sec}); !math.IsNaN(got) {
+		t.Errorf("no shared node: drift %v, want NaN", got)
+	}
+}
+
+// TestInSampleError: the model's own error, when the run calibrated
+// itself; none when it was not computed or did not converge.
+func TestInSampleError(t *testing.T) {
+	r := ValidationRow{Measured: 100 * time.Second, Converged: true, InSample: 90 * time.Second}
+	if got := r.InSampleError(); math.Abs(got-0.1) > 1e-9 {
+		t.Errorf("in-sample error %v, want 0.1", got)
+	}
+	for _, r := range []ValidationRow{{Measured: time.Second, Converged: true}, {Measured: time.Second, InSample: time.Second}} {
+		if got := r.InSampleError(); !math.IsNaN(got) {
+			t.Errorf("%+v: in-sample error %v, want NaN", r, got)
+		}
+	}
+}

@@ -98,6 +98,15 @@ type Node struct {
 // Scenario is a repository's graph, as the simulation needs it.
 type Scenario struct {
 	Nodes []Node
+	// Suspended: every node exists from the start with spec.suspend, as
+	// the benchmarks seed their graphs and as a recovery that suspended
+	// the cluster leaves it. Flux alone (and tuned) are resumed all at
+	// once; standup resumes each node in the same patch as its reconcile
+	// request, once its dependencies are Ready, so kustomize-controller
+	// never runs a dependency check for it. Without it, a node is taken
+	// up by the controller the moment it exists (a cold start from git),
+	// under standup too.
+	Suspended bool
 }
 
 // Contender is who brings the graph up.

@@ -70,6 +70,10 @@ type node struct {
 	repaired map[string]bool
 	// pending: a Flux requeue or retry is scheduled.
 	pending bool
+	// dirty: standup asked for a reconcile while one was running; the
+	// controller's work queue runs it again as soon as that one ends
+	// (controller-runtime re-adds an item marked dirty while processed).
+	dirty bool
 }
 
 type event struct {
@@ -98,13 +102,14 @@ func (q *eventQueue) Pop() any {
 
 // sim is one simulation run.
 type sim struct {
-	m     Model
-	c     Contender
-	now   time.Duration
-	seq   int
-	q     eventQueue
-	nodes map[tiers.ID]*node
-	order []*node
+	m         Model
+	suspended bool
+	c         Contender
+	now       time.Duration
+	seq       int
+	q         eventQueue
+	nodes     map[tiers.ID]*node
+	order     []*node
 	// pools: first in, first out; busy counts the running.
 	ksQueue, hrQueue []*node
 	ksBusy, hrBusy   int
@@ -114,7 +119,7 @@ type sim struct {
 
 // Simulate predicts the bring-up of s by c under m.
 func Simulate(s Scenario, c Contender, m Model) *Result {
-	x := &sim{m: m, c: c, nodes: map[tiers.ID]*node{}, res: &Result{Contender: c.Name, blockers: map[tiers.ID]tiers.ID{}}}
+	x := &sim{m: m, suspended: s.Suspended, c: c, nodes: map[tiers.ID]*node{}, res: &Result{Contender: c.Name, blockers: map[tiers.ID]tiers.ID{}}}
 	tl := &timeline.Timeline{Title: "rehearse: " + c.Name}
 	for i, n := range s.Nodes {
 		tl.Bars = append(tl.Bars, timeline.Bar{Node: n.ID})
@@ -209,6 +214,10 @@ func (x *sim) create(nd *node) {
 	}
 	nd.exists, nd.existsAt = true, x.now
 	x.changed()
+	if x.suspended && x.c.Standup && !x.depsReady(nd) {
+		// Suspended until standup's request resumes it (request).
+		return
+	}
 	x.enqueue(nd)
 }
 
@@ -271,6 +280,11 @@ func (x *sim) start(nd *node) {
 		requeue := x.c.Requeue
 		x.at(x.now+x.m.DependencyCheck, func() {
 			x.release(nd)
+			if nd.dirty {
+				nd.dirty = false
+				x.enqueue(nd)
+				return
+			}
 			x.set(nd, timeline.Waiting)
 			from := x.now
 			nd.pending = true
@@ -444,6 +458,10 @@ func (x *sim) becomeReady(nd *node) {
 // request is standup asking for d's reconcile, once its dependencies are
 // Ready: it is queued at once, not at its next requeue.
 func (x *sim) request(d *node) {
+	if d.running {
+		d.dirty = true
+		return
+	}
 	if d.exists && !d.ready && x.depsReady(d) {
 		d.pending = false
 		x.enqueue(d)

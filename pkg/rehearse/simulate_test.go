@@ -154,3 +154,56 @@ func TestSimulateReaction(t *testing.T) {
 		t.Errorf("diamond: all Ready at %s (converged %v), want 3.6s", r.AllReady, r.Converged)
 	}
 }
+
+// TestSimulateSuspendedStart: on a graph that starts suspended (the
+// benchmarks' cold state), standup resumes each node with its request
+// once its dependencies are Ready, so no worker spends a dependency check
+// on it; taken up from the start (a cold start from git), a dependent the
+// controller reaches before its dependency checks, requeues, and holds
+// the one worker when it comes back. And a request that arrives while a
+// check runs is not lost: the controller runs the node again after it.
+func TestSimulateSuspendedStart(t *testing.T) {
+	m := unit()
+	m.Workers, m.DependencyCheck = 1, time.Second
+	fast := Contender{Name: "standup", Requeue: 2 * time.Second, Standup: true}
+	// Listed last first: the controller's queue takes c, then b, then a.
+	chain := Scenario{Nodes: []Node{{ID: id("c"), DependsOn: ids("b")}, {ID: id("b"), DependsOn: ids("a")}, {ID: id("a")}}}
+	suspended := chain
+	suspended.Suspended = true
+	for _, tt := range []struct {
+		s      Scenario
+		c      Contender
+		want   string
+		stalls string
+	}{
+		// a 0-1 s, b 1-2 s, c 2-3 s: standup resumes each as it may run.
+		{suspended, fast, "3s", ""},
+		// c checks 0-1 s, b 1-2 s, a runs 2-3 s; at 3 s c's requeue comes
+		// first and checks again (3-4 s) while b, asked for, waits for the
+		// worker; b 4-5 s; c, asked for again, 5-6 s. (b's two waits for
+		// the worker, 0-1 s and 3-4 s, are one stall: they are closer than
+		// a build and a check.)
+		{chain, fast, "6s", "queue flux-system/b 0s-4s, queue flux-system/a 0s-2s, requeue flux-system/c 1s-3s"},
+		// Flux alone resumes them all at once, suspended or not: c and b
+		// check, a runs 2-3 s; c checks again at 31 s, b runs 32-33 s, c
+		// 62-63 s.
+		{suspended, flux, "63s", ""},
+		{chain, flux, "63s", ""},
+	} {
+		t.Run(fmt.Sprintf("%s, requeue %s, suspended %v", tt.c.Name, tt.c.Requeue, tt.s.Suspended), func(t *testing.T) {
+			r := Simulate(tt.s, tt.c, m)
+			if got := secs(r.AllReady); !r.Converged || got != tt.want {
+				t.Errorf("all Ready at %s (converged %v), want %s", got, r.Converged, tt.want)
+			}
+			if tt.c.Standup {
+				var stalls []string
+				for _, s := range r.Stalls {
+					stalls = append(stalls, fmt.Sprintf("%s %s %s-%s", s.Cause, s.Node.NamespacedName(), secs(s.From), secs(s.To)))
+				}
+				if strings.Join(stalls, ", ") != tt.stalls {
+					t.Errorf("stalls %s\n want %s", strings.Join(stalls, ", "), tt.stalls)
+				}
+			}
+		})
+	}
+}

@@ -159,11 +159,16 @@ func (t *Translator) action(e wait.Event, id tiers.ID) []Notice {
 }
 
 // preApplied is a pre-apply's Notices: one on the stuck node, and one on
-// each CRD created, related to the node.
+// each CRD created, related to the node, unless it was created on a spoke.
 func (t *Translator) preApplied(e wait.Event, id tiers.ID, n Notice) []Notice {
 	n.Reason, n.Action = ReasonCRDsPreApplied, ActionPreApply
 	n.Note = "standup pre-applied the missing CRDs of its cold-start deadlock: " + e.Message
 	out := []Notice{n}
+	if e.Spoke != "" {
+		// The CRDs are on the spoke, the Events are posted on the hub: the
+		// node's Notice, whose message names the spoke, says it all.
+		return out
+	}
 	related := t.node(id)
 	for _, name := range e.Applied {
 		out = append(out, Notice{

@@ -24,6 +24,10 @@ type Action struct {
 	Token     string          `json:"token,omitempty"`
 	Unsuspend bool            `json:"unsuspend,omitempty"`
 	Diagnosis *crds.Diagnosis `json:"diagnosis,omitempty"`
+	// Cluster is the spoke a pre-apply is made on, by its kubeConfig
+	// Secret (namespace/name, Options.Spokes); "" for the cluster standup
+	// connected to.
+	Cluster string `json:"spoke,omitempty"`
 }
 
 // ActionResult reports a performed action back to the walker.

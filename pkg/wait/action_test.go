@@ -27,7 +27,7 @@ func TestPreApplyActionEvent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.result.Action = a
-			e := actionEvent(t0, a, tt.result)
+			e := actionEvent(t0, a, tt.result, "")
 			if e.Reason != tt.wantReason || e.Message != tt.wantMsg {
 				t.Errorf("event %s: %q, want %s: %q", e.Reason, e.Message, tt.wantReason, tt.wantMsg)
 			}

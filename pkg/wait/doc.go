@@ -41,4 +41,12 @@
 // through a Cluster (cluster.go, loop_act.go), retrying what an API server
 // restart makes fail. Every event flows to one callback, so every printer
 // sees the same walk.
+//
+// Hub and spoke (spoke.go): a node with spec.kubeConfig applies to the
+// spoke its Secret names. When the Loop reaches that spoke (Loop.Spokes),
+// its missing kinds are looked up in the spoke's CRD watch, the proof reads
+// the spoke's trigger objects, and the pre-apply is made on the spoke from
+// the spoke's bundle, its event naming the cluster (Event.Spoke). A node
+// whose spoke the walk does not reach is judged by the hub's view and its
+// deadlock reported, never repaired on the hub.
 package wait

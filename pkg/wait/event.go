@@ -71,6 +71,10 @@ type Event struct {
 	Summary *Summary      `json:"summary,omitempty"`
 	// Applied names the CRDs a pre-apply created, on its action event.
 	Applied []string `json:"applied,omitempty"`
+	// Spoke is the kubeConfig Secret (namespace/name) of the spoke an
+	// action's mutation was made on; "" for the cluster standup connected
+	// to, where every reconcile request is made.
+	Spoke string `json:"spoke,omitempty"`
 }
 
 // Duration marshals as seconds with millisecond precision.

@@ -44,6 +44,10 @@ type Loop struct {
 	// Cluster performs the walk's writes; nil writes through Client
 	// (NewCluster).
 	Cluster Cluster
+	// Spokes are the remote clusters the walk reaches (spoke.go): their
+	// CRDs are watched, their triggers read and their missing CRDs
+	// pre-applied on them.
+	Spokes []Spoke
 	// uids are the uids of the nodes and CRDs the watches have shown,
 	// written and read on the loop's goroutine (UID).
 	uids map[tiers.ID]types.UID
@@ -77,9 +81,12 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(l.Dynamic, l.Resync)
 	opts := l.Options
 	opts.Bundle = l.Bundle
+	opts.Spokes = l.spokeViews()
 	w := NewWalker(opts, time.Now())
 	crdInformer := watchInto(factory, crdsGVR, box, cancel)
 	syncs := []toolscache.InformerSynced{crdInformer.HasSynced}
+	spokeCRDs, spokeSyncs := l.watchSpokes(ctx, box, cancel)
+	syncs = append(syncs, spokeSyncs...)
 	if w.walks(flux.KindKustomization) {
 		syncs = append(syncs, watchInto(factory, flux.KustomizationGVR, box, cancel).HasSynced)
 	}
@@ -134,6 +141,7 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 		// The trigger facts a deadlock's proof asked for are read now, so
 		// that the next Step proves with them.
 		gathered := l.gatherTriggers(ctx, w, crdInformer.GetStore())
+		gathered = l.gatherSpokeTriggers(ctx, w, spokeCRDs) || gathered
 		// So are the progress reads of a wait for an operator, when due.
 		progressed := l.gatherProgress(ctx, w, crdInformer.GetStore())
 		if len(actions) > 0 || gathered || progressed {

@@ -11,11 +11,20 @@ import (
 	"github.com/kubestandup/standup/pkg/kube"
 )
 
-// actor performs the walker's actions through a Cluster.
+// actor performs the walker's actions through a Cluster: the hub's, or a
+// spoke's for a pre-apply made there (Action.Cluster).
 type actor struct {
 	cluster Cluster
 	bundle  *crds.Bundle
+	spokes  map[string]spokeActor
 	retry   retryPolicy
+}
+
+// spokeActor is a spoke's Cluster, bundle and name.
+type spokeActor struct {
+	cluster Cluster
+	bundle  *crds.Bundle
+	name    string
 }
 
 func (l *Loop) actor() actor {
@@ -23,7 +32,28 @@ func (l *Loop) actor() actor {
 	if c == nil {
 		c = NewCluster(l.Client)
 	}
-	return actor{cluster: c, bundle: l.Bundle, retry: defaultRetry()}
+	act := actor{cluster: c, bundle: l.Bundle, retry: defaultRetry(), spokes: map[string]spokeActor{}}
+	for _, s := range l.Spokes {
+		sc := s.Cluster
+		if sc == nil {
+			sc = NewCluster(s.Client)
+		}
+		act.spokes[s.Secret] = spokeActor{cluster: sc, bundle: s.Bundle, name: s.Name}
+	}
+	return act
+}
+
+// on is where a's mutation is made: its Cluster and bundle, and how a
+// message names it ("" for the hub).
+func (act actor) on(a Action) (Cluster, *crds.Bundle, string) {
+	if a.Cluster == "" {
+		return act.cluster, act.bundle, ""
+	}
+	s, ok := act.spokes[a.Cluster]
+	if !ok {
+		return nil, nil, OnCluster(a.Cluster, a.Cluster)
+	}
+	return s.cluster, s.bundle, OnCluster(s.name, a.Cluster)
 }
 
 // performAll performs actions in order, emits an event for each and reports
@@ -48,7 +78,8 @@ func (l *Loop) performAll(ctx context.Context, act actor, w *Walker, actions []A
 			// walk ends naming the verb, as for a refused reconcile.
 			return false, res.Err
 		}
-		l.emit([]Event{actionEvent(time.Now(), a, res)})
+		_, _, on := act.on(a)
+		l.emit([]Event{actionEvent(time.Now(), a, res, on)})
 		w.Done(res)
 	}
 	return false, nil
@@ -63,13 +94,17 @@ func (act actor) perform(ctx context.Context, a Action) ActionResult {
 		})
 		return ActionResult{Action: a, Err: err}
 	case ActionPreApplyCRDs:
-		if act.bundle == nil {
+		cluster, bundle, on := act.on(a)
+		if cluster == nil {
+			return ActionResult{Action: a, Err: fmt.Errorf("%s: no connection%s: nothing pre-applied", a.Node, on)}
+		}
+		if bundle == nil {
 			return ActionResult{Action: a, Err: &crds.UnresolvedError{Diagnosis: *a.Diagnosis, Missing: a.Diagnosis.Missing}}
 		}
 		var res crds.Result
 		err := retryTransient(ctx, act.retry, func() error {
 			var err error
-			res, err = act.cluster.PreApplyCRDs(ctx, act.bundle, *a.Diagnosis)
+			res, err = cluster.PreApplyCRDs(ctx, bundle, *a.Diagnosis)
 			return err
 		})
 		return ActionResult{Action: a, Applied: res.Created, Existing: res.Existing, Err: err}
@@ -112,10 +147,11 @@ func retryTransient(ctx context.Context, p retryPolicy, fn func() error) error {
 	}
 }
 
-// actionEvent is the event for an action performed, or failed.
-func actionEvent(now time.Time, a Action, r ActionResult) Event {
+// actionEvent is the event for an action performed, or failed; on names
+// the spoke a pre-apply was made on (OnCluster), "" the hub.
+func actionEvent(now time.Time, a Action, r ActionResult, on string) Event {
 	id := a.Node
-	e := Event{Time: now, Type: EventAction, Node: &id, Action: string(a.Kind), Diagnosis: a.Diagnosis}
+	e := Event{Time: now, Type: EventAction, Node: &id, Action: string(a.Kind), Diagnosis: a.Diagnosis, Spoke: a.Cluster}
 	switch {
 	case r.Err != nil:
 		e.Reason, e.Message = "Failed", r.Err.Error()
@@ -125,12 +161,12 @@ func actionEvent(now time.Time, a Action, r ActionResult) Event {
 		e.Reason, e.Message = "Requested", flux.ReconcileRequestAnnotation+"="+a.Token
 	case len(r.Applied) > 0:
 		e.Applied = append([]string{}, r.Applied...)
-		e.Reason, e.Message = "Applied", fmt.Sprintf("created CustomResourceDefinition %v (field manager %s)", r.Applied, crds.FieldManager)
+		e.Reason, e.Message = "Applied", fmt.Sprintf("created CustomResourceDefinition %v%s (field manager %s)", r.Applied, on, crds.FieldManager)
 		if len(r.Existing) > 0 {
 			e.Message += fmt.Sprintf("; CustomResourceDefinition %v exists: left alone", r.Existing)
 		}
 	default:
-		e.Reason, e.Message = "NothingToApply", fmt.Sprintf("CustomResourceDefinition %v exists: left alone", r.Existing)
+		e.Reason, e.Message = "NothingToApply", fmt.Sprintf("CustomResourceDefinition %v exists%s: left alone", r.Existing, on)
 	}
 	return e
 }

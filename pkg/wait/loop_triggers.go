@@ -11,7 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/pkg/crds"
 )
@@ -22,6 +24,20 @@ func (l *Loop) gatherTriggers(ctx context.Context, w *Walker, crdStore toolscach
 	wanted := w.TriggersWanted()
 	for _, gk := range wanted {
 		w.ObserveTrigger(l.triggerFact(ctx, crdStore, gk))
+	}
+	return len(wanted) > 0
+}
+
+// gatherSpokeTriggers is gatherTriggers on the spokes, each fact read on
+// the spoke it was asked of, through its CRD watch (stores) and clients.
+func (l *Loop) gatherSpokeTriggers(ctx context.Context, w *Walker, stores map[string]toolscache.Store) bool {
+	wanted := w.SpokeTriggersWanted()
+	for _, s := range l.Spokes {
+		for _, gk := range wanted[s.Secret] {
+			f := readTriggerFact(ctx, s.Client, s.Dynamic, stores[s.Secret], gk)
+			f.Cluster = s.Secret
+			w.ObserveTrigger(f)
+		}
 	}
 	return len(wanted) > 0
 }
@@ -91,10 +107,15 @@ func (l *Loop) progressFact(ctx context.Context, crdStore toolscache.Store, t Pr
 // fact too: the deadlock is then not certain, and the walker waits for an
 // operator instead (walker_operator.go).
 func (l *Loop) triggerFact(ctx context.Context, crdStore toolscache.Store, gk schema.GroupKind) TriggerFact {
+	return readTriggerFact(ctx, l.Client, l.Dynamic, crdStore, gk)
+}
+
+// readTriggerFact is triggerFact on the cluster of c and dyn.
+func readTriggerFact(ctx context.Context, c client.Reader, dyn dynamic.Interface, crdStore toolscache.Store, gk schema.GroupKind) TriggerFact {
 	f := TriggerFact{Kind: gk}
 	crd := findCRD(crdStore.List(), gk)
 	if crd == nil {
-		list, err := crds.ListCRDs(ctx, l.Client)
+		list, err := crds.ListCRDs(ctx, c)
 		if err != nil {
 			f.Refused, f.Err = refused(err), err.Error()
 			return f
@@ -111,7 +132,7 @@ func (l *Loop) triggerFact(ctx context.Context, crdStore toolscache.Store, gk sc
 	}
 	gvr := schema.GroupVersionResource{Group: gk.Group, Version: servedVersion(crd), Resource: crd.Spec.Names.Plural}
 	f.Resource = crd.Spec.Names.Plural + "." + gk.Group
-	list, err := l.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1})
+	list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{Limit: 1})
 	switch {
 	case apierrors.IsNotFound(err):
 		f.CRDAbsent = true // deleted since the lookup

@@ -28,6 +28,9 @@ type observation struct {
 	gvr     schema.GroupVersionResource
 	obj     *unstructured.Unstructured
 	deleted bool
+	// cluster is the spoke whose watch saw it (its kubeConfig Secret), ""
+	// the hub's.
+	cluster string
 }
 
 // inbox collects observations from informer callbacks without blocking them.
@@ -58,8 +61,13 @@ func (b *inbox) drain() []observation {
 // watchInto starts watching gvr on f, feeding box; a watch the API server
 // refuses for good ends the walk through stop.
 func watchInto(f dynamicinformer.DynamicSharedInformerFactory, gvr schema.GroupVersionResource, box *inbox, stop context.CancelCauseFunc) toolscache.SharedIndexInformer {
+	return watchOn("", f, gvr, box, stop)
+}
+
+// watchOn is watchInto for the cluster whose observations carry cluster.
+func watchOn(cluster string, f dynamicinformer.DynamicSharedInformerFactory, gvr schema.GroupVersionResource, box *inbox, stop context.CancelCauseFunc) toolscache.SharedIndexInformer {
 	inf := f.ForResource(gvr).Informer()
-	_, _ = inf.AddEventHandler(handler(gvr, box))
+	_, _ = inf.AddEventHandler(handler(cluster, gvr, box))
 	_ = inf.SetWatchErrorHandlerWithContext(refusalHandler(gvr, stop))
 	return inf
 }
@@ -109,13 +117,13 @@ func watchRefusal(ctx context.Context) error {
 	return nil
 }
 
-func handler(gvr schema.GroupVersionResource, box *inbox) toolscache.ResourceEventHandler {
+func handler(cluster string, gvr schema.GroupVersionResource, box *inbox) toolscache.ResourceEventHandler {
 	push := func(obj any, deleted bool) {
 		if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
 		}
 		if u, ok := obj.(*unstructured.Unstructured); ok {
-			box.push(observation{gvr: gvr, obj: u, deleted: deleted})
+			box.push(observation{gvr: gvr, obj: u, deleted: deleted, cluster: cluster})
 		}
 	}
 	return toolscache.ResourceEventHandlerFuncs{
@@ -152,6 +160,10 @@ func (l *Loop) observe(w *Walker, o observation) string {
 			return ""
 		}
 		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		if o.cluster != "" {
+			observeSpokeCRD(w, o.cluster, crd, gk, o.deleted)
+			return ""
+		}
 		l.rememberUID(tiers.ID{Kind: "CustomResourceDefinition", Name: crd.Name}, crd.UID, o.deleted)
 		if o.deleted {
 			w.ForgetCRD(crd.Name, gk)
@@ -180,7 +192,7 @@ func observeNode(w *Walker, obj flux.Object, deleted bool) string {
 
 // helmAPIServed reports whether o shows the HelmRelease CRD established.
 func helmAPIServed(o observation) bool {
-	if o.gvr != crdsGVR || o.deleted || o.obj.GetName() != flux.HelmReleaseResource {
+	if o.gvr != crdsGVR || o.deleted || o.cluster != "" || o.obj.GetName() != flux.HelmReleaseResource {
 		return false
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}

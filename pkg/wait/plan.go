@@ -65,6 +65,10 @@ type PlanDeadlock struct {
 	// cluster holds now: ProofCertain, or else ProofNoProgress, its reason
 	// saying that the operator timeout may end the wait first.
 	Proof Proof `json:"proof"`
+	// Spoke is the kubeConfig Secret (namespace/name) of the spoke the
+	// kinds are missing on and the CRDs would be created on; "" for the
+	// cluster standup connected to.
+	Spoke string `json:"spoke,omitempty"`
 }
 
 // PlanCRD is a bundle CRD a plan would create.
@@ -84,6 +88,15 @@ type PlanInput struct {
 	// walk's Loop does (a list of the kind, limit 1); nil answers that the
 	// kind could not be read, so a proof would wait for an operator.
 	Facts func(schema.GroupKind) TriggerFact
+	// Spokes are CRDs and Facts of each spoke of Options.Spokes, by its
+	// kubeConfig Secret: a node applying to one is diagnosed on it.
+	Spokes map[string]PlanSpoke
+}
+
+// PlanSpoke is what Plan reads of a spoke: its CRDs, and its trigger facts.
+type PlanSpoke struct {
+	CRDs  []*apiextensionsv1.CustomResourceDefinition
+	Facts func(schema.GroupKind) TriggerFact
 }
 
 // Plan returns, in walk order, what a walk would do to every selected node
@@ -99,7 +112,10 @@ func Plan(in PlanInput, opts Options) ([]PlanStep, error) {
 	if err := w.rebuild(); err != nil {
 		return nil, err
 	}
-	lookup := crds.Presence(in.CRDs)
+	lookups := map[string]crds.CRDLookup{"": crds.Presence(in.CRDs)}
+	for secret, s := range in.Spokes {
+		lookups[secret] = crds.Presence(s.CRDs)
+	}
 	var steps []PlanStep
 	for _, id := range w.graph.Order() {
 		obj := w.objs[id]
@@ -109,8 +125,13 @@ func Plan(in PlanInput, opts Options) ([]PlanStep, error) {
 		}
 		step.Action, step.Why, step.Revision = w.planAction(obj, step.Passive)
 		if !step.Passive && step.Action != PlanNone {
-			if d, ok := crds.Diagnose(obj, lookup, opts.Bundle); ok && d.Deadlocked() {
-				step.Deadlock = w.planDeadlock(id, d, in.Facts)
+			cluster := w.clusterOf(id)
+			facts := in.Facts
+			if cluster != "" {
+				facts = in.Spokes[cluster].Facts
+			}
+			if d, ok := crds.Diagnose(obj, lookups[cluster], w.bundleFor(id)); ok && d.Deadlocked() {
+				step.Deadlock = w.planDeadlock(id, d, facts)
 			}
 		}
 		steps = append(steps, step)
@@ -163,9 +184,11 @@ func orNone(rev string) string {
 // planDeadlock is the deadlock of the node id, stuck on d now: what the
 // walk would create, and how it would prove it, asked now.
 func (w *Walker) planDeadlock(id tiers.ID, d crds.Diagnosis, facts func(schema.GroupKind) TriggerFact) *PlanDeadlock {
+	bundle := w.bundleFor(id)
+	_, unreached := w.unreached(id)
 	pd := &PlanDeadlock{Diagnosis: d, Create: []PlanCRD{}, Resolvable: len(d.Unresolvable()) == 0,
-		Remediate: !w.opts.NoRemediate && w.opts.Bundle != nil}
-	if entries, err := crds.PlanPreApply(d, w.opts.Bundle); err == nil && pd.Remediate {
+		Remediate: !w.opts.NoRemediate && bundle != nil && !unreached, Spoke: w.clusterOf(id)}
+	if entries, err := crds.PlanPreApply(d, bundle); err == nil && pd.Remediate {
 		for _, e := range entries {
 			pd.Create = append(pd.Create, PlanCRD{Name: e.CRD.Name, File: e.File})
 		}
@@ -173,13 +196,17 @@ func (w *Walker) planDeadlock(id tiers.ID, d crds.Diagnosis, facts func(schema.G
 	st := w.nodes[id]
 	st.unsettled = w.seq // only facts gathered from now count
 	certain, why := w.certainty(id, st, &d)
-	if wanted := w.TriggersWanted(); len(wanted) > 0 {
+	wanted := w.TriggersWanted()
+	if pd.Spoke != "" {
+		wanted = w.SpokeTriggersWanted()[pd.Spoke]
+	}
+	if len(wanted) > 0 {
 		for _, gk := range wanted {
 			f := TriggerFact{Kind: gk, Err: "not read"}
 			if facts != nil {
 				f = facts(gk)
 			}
-			f.Kind = gk
+			f.Kind, f.Cluster = gk, pd.Spoke
 			w.ObserveTrigger(f)
 		}
 		certain, why = w.certainty(id, st, &d)

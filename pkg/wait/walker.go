@@ -70,6 +70,12 @@ type Options struct {
 	// reads its trigger objects' progress; nil makes every deadlock wait
 	// out the quiet window.
 	Triggers crds.Triggers
+	// Spokes are the remote clusters the walk reaches, by the kubeConfig
+	// Secret (namespace/name, flux.Object.TargetSecret) their nodes name:
+	// a node targeting one is diagnosed, proven and repaired on it. A node
+	// naming a Secret not among them is judged by the hub's view and never
+	// repaired (spoke.go).
+	Spokes map[string]SpokeView
 }
 
 // DefaultAskAgainAfter is Options.AskAgainAfter's default: Flux's own
@@ -190,9 +196,13 @@ type Walker struct {
 	// facts wanted, asked for (at which count) and gathered.
 	proving map[tiers.ID]struct{}
 	seq     uint64
-	wanted  map[schema.GroupKind]struct{}
-	asked   map[schema.GroupKind]uint64
-	facts   map[schema.GroupKind]TriggerFact
+	wanted  map[triggerKey]struct{}
+	asked   map[triggerKey]uint64
+	facts   map[triggerKey]TriggerFact
+	// spokeCRDs and spokeGK are crds and crdGK of each spoke the walk
+	// reaches (Options.Spokes), by its kubeConfig Secret (spoke.go).
+	spokeCRDs map[string]map[string]bool
+	spokeGK   map[string]map[schema.GroupKind]bool
 	// The wait for an operator (walker_operator.go): each progress
 	// target's reads, the reads wanted now, and how every wait ended.
 	tracks         map[ProgressTarget]*progressTrack
@@ -235,8 +245,9 @@ func NewWalker(opts Options, now time.Time) *Walker {
 		touched: map[tiers.ID]struct{}{}, busy: map[tiers.ID]struct{}{}, unseen: map[tiers.ID]struct{}{},
 		queued: map[tiers.ID]struct{}{}, held: map[tiers.ID]struct{}{}, granted: map[tiers.ID]struct{}{},
 		rank: map[tiers.ID]float64{}, exprs: exprCache{}, unstarted: map[tiers.ID]uint64{},
-		proving: map[tiers.ID]struct{}{}, wanted: map[schema.GroupKind]struct{}{},
-		asked: map[schema.GroupKind]uint64{}, facts: map[schema.GroupKind]TriggerFact{},
+		proving: map[tiers.ID]struct{}{}, wanted: map[triggerKey]struct{}{},
+		asked: map[triggerKey]uint64{}, facts: map[triggerKey]TriggerFact{},
+		spokeCRDs: map[string]map[string]bool{}, spokeGK: map[string]map[schema.GroupKind]bool{},
 		tracks: map[ProgressTarget]*progressTrack{}, progressWanted: map[ProgressTarget]struct{}{},
 		preApplied: map[string]tiers.ID{},
 		applied:    map[tiers.ID]map[tiers.ID]struct{}{},

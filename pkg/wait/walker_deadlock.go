@@ -5,32 +5,20 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/kubestandup/standup/pkg/crds"
 	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
-// lookupCRD answers from the CRD watch, which is the API server's own view
-// of CRD objects (not a cached discovery document).
-func (w *Walker) lookupCRD(gk schema.GroupKind) crds.CRDPresence {
-	ready, ok := w.crdGK[gk]
-	switch {
-	case !ok:
-		return crds.CRDAbsent
-	case ready:
-		return crds.CRDEstablished
-	default:
-		return crds.CRDPending
-	}
-}
+// The walker looks kinds up in the CRD watch of the cluster a node
+// applies to (lookupFor, spoke.go), the API server's own view of CRD
+// objects (not a cached discovery document).
 
 // suspect records a dry-run failure on a missing kind seen before standup's
 // next request, so that request's outcome proves or clears it; a wait for
 // an operator runs from now.
 func (w *Walker) suspect(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) {
-	d, ok := crds.DiagnoseFailures(obj, st.status.Missing, w.lookupCRD, w.opts.Bundle)
+	d, ok := crds.DiagnoseFailures(obj, st.status.Missing, w.lookupFor(id), w.bundleFor(id))
 	if !ok || !d.Deadlocked() {
 		return
 	}
@@ -45,7 +33,7 @@ func (w *Walker) suspectedMessage() string {
 // onDeadlock handles a reconcile standup requested that failed its dry-run
 // on a kind the API server does not serve.
 func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) ([]Action, time.Time) {
-	d, _ := crds.DiagnoseFailures(obj, st.status.Missing, w.lookupCRD, w.opts.Bundle)
+	d, _ := crds.DiagnoseFailures(obj, st.status.Missing, w.lookupFor(id), w.bundleFor(id))
 	if !d.Deadlocked() {
 		// Every kind it names exists now (or is being established): the failure
 		// is stale, so ask again once the CRDs serve.
@@ -120,8 +108,14 @@ func (w *Walker) onDeadlock(now time.Time, id tiers.ID, obj flux.Object, st *nod
 		w.set(now, id, st, PhaseFailed, "Deadlock", d.String())
 		return nil, time.Time{}
 	}
-	w.set(now, id, st, PhaseRemediating, "PreApplyingCRDs", "pre-applying CRDs for "+joinTypes(d.Missing))
-	return []Action{{Kind: ActionPreApplyCRDs, Node: id, Diagnosis: &d}}, st.deadline
+	if secret, ok := w.unreached(id); ok {
+		st.deadlock = true
+		w.set(now, id, st, PhaseFailed, "Deadlock", d.String()+" Not repaired: "+unreachedMessage(secret)+".")
+		return nil, time.Time{}
+	}
+	cluster := w.clusterOf(id)
+	w.set(now, id, st, PhaseRemediating, "PreApplyingCRDs", "pre-applying CRDs for "+joinTypes(d.Missing)+w.onCluster(cluster))
+	return []Action{{Kind: ActionPreApplyCRDs, Node: id, Diagnosis: &d, Cluster: cluster}}, st.deadline
 }
 
 // stepRemediating waits for the pre-apply's result and for the CRDs it
@@ -131,11 +125,12 @@ func (w *Walker) stepRemediating(now time.Time, id tiers.ID, obj flux.Object, st
 	if st.applied == nil {
 		return nil, st.deadline
 	}
+	lookup := w.lookupFor(id)
 	for _, gk := range st.diag.MissingGroupKinds() {
-		if w.lookupCRD(gk) != crds.CRDEstablished {
+		if lookup(gk) != crds.CRDEstablished {
 			if now.After(st.deadline) {
 				st.timedOut = true
-				w.set(now, id, st, PhaseFailed, "Timeout", "pre-applied CRD for "+gk.String()+" not established")
+				w.set(now, id, st, PhaseFailed, "Timeout", "pre-applied CRD for "+gk.String()+" not established"+w.onCluster(w.clusterOf(id)))
 				return nil, time.Time{}
 			}
 			return nil, st.deadline
@@ -161,12 +156,13 @@ func (w *Walker) applyResult(now time.Time, r ActionResult) {
 	for _, name := range r.Applied {
 		w.preApplied[name] = r.Action.Node
 	}
-	msg := fmt.Sprintf("%v exist (left alone); waiting for them to be established", r.Existing)
+	on := w.onCluster(r.Action.Cluster)
+	msg := fmt.Sprintf("%v exist%s (left alone); waiting for them to be established", r.Existing, on)
 	switch {
 	case len(r.Applied) > 0 && len(r.Existing) > 0:
-		msg = fmt.Sprintf("pre-applied %v, %v exist (left alone); waiting for them to be established", r.Applied, r.Existing)
+		msg = fmt.Sprintf("pre-applied %v%s, %v exist (left alone); waiting for them to be established", r.Applied, on, r.Existing)
 	case len(r.Applied) > 0:
-		msg = fmt.Sprintf("pre-applied %v; waiting for them to be established", r.Applied)
+		msg = fmt.Sprintf("pre-applied %v%s; waiting for them to be established", r.Applied, on)
 	}
 	w.note(now, r.Action.Node, st, "PreAppliedCRDs", msg)
 }

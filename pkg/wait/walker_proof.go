@@ -47,6 +47,9 @@ type Proof struct {
 // walker asks for it (TriggersWanted), and feeds it back (ObserveTrigger).
 type TriggerFact struct {
 	Kind schema.GroupKind
+	// Cluster is the spoke the fact was read on (its kubeConfig Secret,
+	// Options.Spokes); "" for the cluster standup connected to.
+	Cluster string
 	// Resource is the kind's plural.group, for messages; "" when unknown.
 	Resource string
 	// CRDAbsent: no established CRD serves the kind, so no object of it exists.
@@ -64,30 +67,60 @@ type TriggerFact struct {
 	asked uint64
 }
 
+// triggerKey is a trigger kind on a cluster: the hub ("") or a spoke.
+type triggerKey struct {
+	cluster string
+	kind    schema.GroupKind
+}
+
 // TriggersWanted returns the trigger kinds whose facts the walker needs to
-// prove a deadlock without waiting, and counts them as asked for: the
-// loop lists each and reports it with ObserveTrigger before the next Step.
-func (w *Walker) TriggersWanted() []schema.GroupKind {
-	if len(w.wanted) == 0 {
-		return nil
+// prove a deadlock without waiting, on the cluster standup connected to,
+// and counts them as asked for: the loop lists each and reports it with
+// ObserveTrigger before the next Step. SpokeTriggersWanted asks the same
+// of the spokes.
+func (w *Walker) TriggersWanted() []schema.GroupKind { return w.triggersWantedOn("") }
+
+// SpokeTriggersWanted is TriggersWanted for each spoke the walk reaches,
+// by its kubeConfig Secret: the facts are read on the spoke, where the
+// operator and its trigger objects run.
+func (w *Walker) SpokeTriggersWanted() map[string][]schema.GroupKind {
+	var out map[string][]schema.GroupKind
+	for k := range w.wanted {
+		if k.cluster == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string][]schema.GroupKind{}
+		}
+		if _, ok := out[k.cluster]; !ok {
+			out[k.cluster] = w.triggersWantedOn(k.cluster)
+		}
 	}
-	out := make([]schema.GroupKind, 0, len(w.wanted))
-	for gk := range w.wanted {
-		out = append(out, gk)
-		w.asked[gk] = w.seq
+	return out
+}
+
+func (w *Walker) triggersWantedOn(cluster string) []schema.GroupKind {
+	var out []schema.GroupKind
+	for k := range w.wanted {
+		if k.cluster != cluster {
+			continue
+		}
+		out = append(out, k.kind)
+		w.asked[k] = w.seq
+		delete(w.wanted, k)
 	}
-	clear(w.wanted)
 	slices.SortFunc(out, func(a, b schema.GroupKind) int { return strings.Compare(a.String(), b.String()) })
 	return out
 }
 
-// ObserveTrigger records what the cluster holds of a trigger kind.
+// ObserveTrigger records what a cluster (f.Cluster) holds of a trigger kind.
 func (w *Walker) ObserveTrigger(f TriggerFact) {
+	k := triggerKey{cluster: f.Cluster, kind: f.Kind}
 	f.asked = w.seq
-	if at, ok := w.asked[f.Kind]; ok {
+	if at, ok := w.asked[k]; ok {
 		f.asked = at
 	}
-	w.facts[f.Kind] = f
+	w.facts[k] = f
 	w.touchProving()
 }
 
@@ -180,11 +213,13 @@ func (w *Walker) certainty(id tiers.ID, st *nodeState, d *crds.Diagnosis) (certa
 	}
 	var absent []string
 	missing := false
+	cluster := w.clusterOf(id)
 	for _, tr := range triggers {
-		f, ok := w.facts[tr.Kind]
+		k := triggerKey{cluster: cluster, kind: tr.Kind}
+		f, ok := w.facts[k]
 		if !ok || f.asked < st.unsettled {
-			if at, asked := w.asked[tr.Kind]; !asked || at < st.unsettled {
-				w.wanted[tr.Kind] = struct{}{}
+			if at, asked := w.asked[k]; !asked || at < st.unsettled {
+				w.wanted[k] = struct{}{}
 			}
 			missing = true
 			continue
@@ -205,7 +240,7 @@ func (w *Walker) certainty(id tiers.ID, st *nodeState, d *crds.Diagnosis) (certa
 	if missing {
 		return false, checkingTriggers
 	}
-	return true, strings.Join(absent, "; ") + fmt.Sprintf(", and every Kustomization not Ready waits on %s", id.NamespacedName())
+	return true, strings.Join(absent, "; ") + w.onCluster(cluster) + fmt.Sprintf(", and every Kustomization not Ready waits on %s", id.NamespacedName())
 }
 
 // triggersOf returns the triggers of d's missing kinds, each kind once;

@@ -239,8 +239,9 @@ func readyIn(d time.Duration) string {
 // established, in one event; it enters PhaseCRDs only when some are not.
 func (w *Walker) stepCRDs(now time.Time, id tiers.ID, obj flux.Object, st *nodeState) time.Time {
 	var waiting []string
+	cluster := w.clusterOf(id)
 	for _, name := range flux.CRDsInInventory(obj.Inventory) {
-		if !w.crds[name] {
+		if !w.crdReady(cluster, name) {
 			waiting = append(waiting, name)
 		}
 	}

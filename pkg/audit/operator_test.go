@@ -32,32 +32,57 @@ func operatorRepo(t *testing.T, drop []string, add ...string) string {
 	return dir
 }
 
-// TestFluxInstanceEntryPath: a FluxInstance's sync is a root, its entry
-// path audited as a flux-system Kustomization's would be, from the path
-// or from the FluxInstance's folder: cert-manager's ClusterIssuer beside
-// its HelmRelease deadlocks the cold start. The Operator's own kinds are
-// there before the sync, so the FluxInstance is no finding. With a
-// flux-system Kustomization file instead, the same deadlock.
+// TestFluxInstanceEntryPath: a ClusterIssuer beside the cert-manager
+// HelmRelease at a FluxInstance entry path is an error. The FluxInstance's
+// sync is a root, its entry path audited as a flux-system Kustomization's
+// would be, from the path or from the FluxInstance's folder: the
+// ClusterIssuer in the chart's pass deadlocks the cold start. The
+// Operator's own kinds are there before the sync, so the FluxInstance is
+// no finding. With a flux-system Kustomization file instead of the
+// FluxInstance, the same deadlock; without the ClusterIssuer, no finding
+// in either layout. Before #36 the entry path under a FluxInstance was not
+// audited: 0 errors.
 func TestFluxInstanceEntryPath(t *testing.T) {
-	gotk := operatorRepo(t, []string{"clusters/c/flux-system/flux-instance.yaml"}, "gotk-sync.yaml")
-	tests := []struct{ name, root, path string }{
-		{"FluxInstance, its entry path", operatorFixture, "clusters/c"},
-		{"FluxInstance, its folder", operatorFixture, "clusters/c/flux-system"},
-		{"flux-system Kustomization", gotk, "clusters/c"},
+	instance, issuer := "clusters/c/flux-system/flux-instance.yaml", "clusters/c/cluster-issuer.yaml"
+	gotk := operatorRepo(t, []string{instance}, "gotk-sync.yaml")
+	tests := []struct {
+		name, root, path string
+		deadlock         bool
+	}{
+		{"FluxInstance, its entry path", operatorFixture, "clusters/c", true},
+		{"FluxInstance, its folder", operatorFixture, "clusters/c/flux-system", true},
+		{"flux-system Kustomization", gotk, "clusters/c", true},
+		{"FluxInstance, no ClusterIssuer", operatorRepo(t, []string{issuer}), "clusters/c", false},
+		{"flux-system Kustomization, no ClusterIssuer", operatorRepo(t, []string{instance, issuer}, "gotk-sync.yaml"), "clusters/c", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := auditDir(t, tt.root, tt.path)
+			if r.Kustomizations != 1 {
+				t.Errorf("%d Kustomizations audited, want the entry path's", r.Kustomizations)
+			}
+			audited := false
+			for _, u := range r.Kinds {
+				if u.Kind == "HelmRelease" && u.Kustomization.String() == "Kustomization/flux-system/flux-system" {
+					audited = true
+				}
+			}
+			if !audited {
+				t.Errorf("the entry path's HelmRelease is not among the kinds audited: %+v", r.Kinds)
+			}
+			if !tt.deadlock {
+				if len(r.Findings) != 0 || r.Errors() != 0 {
+					t.Errorf("findings %+v, want none", r.Findings)
+				}
+				return
+			}
 			if len(r.Findings) != 1 || r.Errors() != 1 {
 				t.Fatalf("findings %+v, want the one deadlock", r.Findings)
 			}
 			f, h := r.Findings[0], r.Findings[0].Places[0]
 			if f.Code != CodeSecondOrderSamePass || f.Kind != (GroupKind{Group: "cert-manager.io", Kind: "ClusterIssuer"}) ||
-				h.Kustomization.String() != "Kustomization/flux-system/flux-system" || h.File != "clusters/c/cluster-issuer.yaml" {
+				h.Kustomization.String() != "Kustomization/flux-system/flux-system" || h.File != issuer {
 				t.Errorf("finding %+v at %+v", f, h)
-			}
-			if r.Kustomizations != 1 {
-				t.Errorf("%d Kustomizations audited, want the entry path's", r.Kustomizations)
 			}
 			operator := false
 			for _, u := range r.Kinds {

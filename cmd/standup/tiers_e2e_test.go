@@ -10,6 +10,7 @@ import (
 	"time"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubestandup/standup/internal/testenv"
@@ -287,6 +288,78 @@ func TestTiersListsWhatResumeWalks(t *testing.T) {
 	for _, row := range []string{ns + "/web", "HelmRelease", "db"} {
 		if !strings.Contains(text.Stdout, row) {
 			t.Errorf("tiers' table lacks %q:\n%s", row, text.Stdout)
+		}
+	}
+}
+
+// TestTiersLiveShowsTargets: live, tiers names the cluster each
+// Kustomization applies to, from its spec.kubeConfig (the Secret in its
+// own namespace, or the workload-identity ConfigMap), in json and in the
+// table's TARGET column; the hub's own Kustomization reads <local>. The
+// Kustomizations are suspended and no Secret exists: tiers reads no Secret.
+func TestTiersLiveShowsTargets(t *testing.T) {
+	hub, spoke := testenv.UniqueName("hub"), testenv.UniqueName("staging")
+	w := sharedWorld(t, testenv.Options{}, hub, spoke)
+	ctx := context.Background()
+	root := testenv.KS{Namespace: hub, Name: "flux-system", Path: "./hub", Source: "repo", Suspend: true}.Kustomization()
+	tenants := testenv.KS{Namespace: spoke, Name: "tenants", Path: "./tenants", Source: "repo", SourceNamespace: hub, Suspend: true}.Kustomization()
+	tenants.Spec.KubeConfig = &meta.KubeConfigReference{SecretRef: &meta.SecretKeyReference{Name: "cluster-kubeconfig"}}
+	configs := testenv.KS{Namespace: spoke, Name: "infra-configs", Path: "./configs", Source: "repo", SourceNamespace: hub, Suspend: true,
+		DependsOn: []meta.NamespacedObjectReference{testenv.Dep("", "tenants")}}.Kustomization()
+	configs.Spec.KubeConfig = &meta.KubeConfigReference{ConfigMapRef: &meta.LocalObjectReference{Name: "aks"}}
+	for _, ks := range []*kustomizev1.Kustomization{root, tenants, configs} {
+		if err := w.Client.Create(ctx, ks); err != nil {
+			t.Fatalf("Kustomization/%s/%s create failed: %v", ks.Namespace, ks.Name, err)
+		}
+	}
+	res := runCLI(t, w, "tiers", "-o", "json", "--kinds", "ks")
+	if res.Code != ExitOK {
+		t.Fatalf("exit %d: %v", res.Code, res.Err)
+	}
+	var doc struct {
+		Tiers []struct {
+			Nodes []struct {
+				tiers.ID
+				Target *string `json:"target"`
+			} `json:"nodes"`
+		} `json:"tiers"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		hub + "/flux-system":     "",
+		spoke + "/tenants":       spoke + "/cluster-kubeconfig",
+		spoke + "/infra-configs": "ConfigMap/" + spoke + "/aks",
+	}
+	got := map[string]string{}
+	for _, tier := range doc.Tiers {
+		for _, n := range tier.Nodes {
+			switch {
+			case n.Target == nil:
+				got[n.NamespacedName()] = ""
+			case *n.Target == "":
+				t.Errorf("%s: target written empty; it is left out for the local cluster", n.ID)
+			default:
+				got[n.NamespacedName()] = *n.Target
+			}
+		}
+	}
+	for name, target := range want {
+		if g, ok := got[name]; !ok || g != target {
+			t.Errorf("%s: target %q (listed %v), want %q", name, g, ok, target)
+		}
+	}
+	table := runCLI(t, w, "tiers", "--kinds", "ks", "--no-headers")
+	for name, target := range want {
+		if target == "" {
+			target = "<local>"
+		}
+		if !slices.ContainsFunc(strings.Split(table.Stdout, "\n"), func(row string) bool {
+			f := strings.Fields(row)
+			return len(f) > 2 && f[1] == name && slices.Contains(f, target)
+		}) {
+			t.Errorf("the table has no row of %s with the target %s:\n%s", name, target, table.Stdout)
 		}
 	}
 }

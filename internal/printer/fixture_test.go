@@ -112,3 +112,60 @@ func report(t *testing.T, source string, nodes, objs []flux.Object, warnings []s
 	}
 	return NewTiersReport(source, g, objs, warnings)
 }
+
+// hubSpokeObjects is Flux's hub-and-spoke layout (flux2-hub-spoke-example)
+// cut down: on the hub, staging's tenants and infra-configs apply to the
+// spoke through the kubeConfig Secret staging/cluster-kubeconfig;
+// infra-controllers applies on the hub a HelmRelease its patches point at
+// the spoke; production's apps reach their cluster by workload identity
+// (a configMapRef); flux-system stays on the hub.
+func hubSpokeObjects() []flux.Object {
+	root := ksID("flux-system", "flux-system")
+	spoke := &flux.KubeConfigRef{SecretName: "cluster-kubeconfig"}
+	controllers := ksID("staging", "infra-controllers")
+	objs := []flux.Object{
+		ksObj("flux-system", "flux-system", "./hub"),
+		ksObj("staging", "tenants", "./clusters/staging/tenants"),
+		ksObj("staging", "infra-controllers", "./clusters/staging/infra-controllers", ksID("staging", "tenants")),
+		ksObj("staging", "infra-configs", "./clusters/staging/infra-configs", controllers),
+		ksObj("production", "apps", "./clusters/production/apps"),
+		{
+			Node:       tiers.Node{ID: tiers.ID{Kind: "HelmRelease", Namespace: "staging", Name: "cert-manager"}},
+			SourceRef:  tiers.ID{Kind: "HelmRepository", Namespace: "staging", Name: "cert-manager"},
+			AppliedBy:  &controllers,
+			KubeConfig: spoke,
+			File:       "deploy/infra-controllers/cert-manager.yaml",
+		},
+	}
+	objs[1].KubeConfig, objs[3].KubeConfig = spoke, spoke
+	objs[4].KubeConfigMap = "aks-production"
+	for i := range objs[1:5] {
+		objs[i+1].AppliedBy = &root
+		objs[i+1].File = "hub/" + objs[i+1].ID.Namespace + ".yaml"
+	}
+	objs[0].File = "hub/flux-system/gotk-sync.yaml"
+	return objs
+}
+
+func hubSpokeReport(t *testing.T) TiersReport {
+	t.Helper()
+	objs := hubSpokeObjects()
+	return report(t, "hub", objs, objs, nil)
+}
+
+// hubSpokeLiveReport is the hub mid-start: the spoke's tenants are Ready,
+// the rest still progressing.
+func hubSpokeLiveReport(t *testing.T) TiersReport {
+	t.Helper()
+	objs := hubSpokeObjects()
+	for i := range objs {
+		objs[i].File = ""
+		objs[i].Generation, objs[i].ObservedGeneration = 1, 1
+		objs[i].Ready = &flux.Condition{Status: "Unknown", Reason: "Progressing", Message: "Reconciliation in progress"}
+		if objs[i].ID.Name == "flux-system" || objs[i].ID.Name == "tenants" {
+			objs[i].Ready = &flux.Condition{Status: "True", Reason: "ReconciliationSucceeded", Message: "Applied revision: " + revision}
+			objs[i].LastAppliedRevision = revision
+		}
+	}
+	return report(t, "cluster hub (all namespaces)", objs, objs, nil)
+}

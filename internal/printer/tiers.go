@@ -108,6 +108,29 @@ func (r TiersReport) nodeCount() int {
 	return n
 }
 
+// hasTargets reports whether any node applies to another cluster than the
+// one it lives in (spec.kubeConfig): only then do the formats show where
+// each node applies.
+func (r TiersReport) hasTargets() bool {
+	for _, t := range r.Tiers {
+		for _, n := range t.Nodes {
+			if n.Target != "" {
+				return true
+			}
+		}
+	}
+	for _, o := range r.Outside {
+		if o.Target != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// localTarget is what the formats that show targets write for a node
+// without one: it applies to the cluster it lives in, the one Flux runs in.
+const localTarget = "<local>"
+
 // mixedKinds reports whether the report's nodes and missing objects have
 // more than one kind, in which case names must carry their kind.
 func (r TiersReport) mixedKinds() bool {

@@ -18,13 +18,16 @@ func TestPrintTiersGolden(t *testing.T) {
 		"live":    liveReport,
 		// -n team-a on the live cluster: one node, its dependency outside.
 		"live-team-a": func(t *testing.T) TiersReport { return liveReport(t).Narrowed("team-a") },
+		// hub and spokes: spec.kubeConfig targets in every format.
+		"hubspoke":      hubSpokeReport,
+		"hubspoke-live": hubSpokeLiveReport,
 	}
 	type run struct {
 		fixture, format string
 		color           bool
 	}
 	var runs []run
-	for _, fixture := range []string{"offline", "live", "live-team-a"} {
+	for _, fixture := range []string{"offline", "live", "live-team-a", "hubspoke", "hubspoke-live"} {
 		for _, format := range TiersFormats() {
 			runs = append(runs, run{fixture, format, false})
 		}
@@ -46,7 +49,7 @@ func TestPrintTiersGolden(t *testing.T) {
 			compareGolden(t, filepath.Join("testdata", name+".golden"), out.Bytes())
 		})
 	}
-	for _, fixture := range []string{"offline", "live", "live-team-a"} {
+	for _, fixture := range []string{"offline", "live", "live-team-a", "hubspoke"} {
 		t.Run("tiers_"+fixture+".footer", func(t *testing.T) {
 			var out bytes.Buffer
 			if err := PrintTiersFooter(&out, fixtures[fixture](t), Options{}); err != nil {

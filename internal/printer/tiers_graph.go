@@ -34,6 +34,25 @@ func graphLabel(r TiersReport, n TierNode, mixed bool) string {
 	return l
 }
 
+// targetLine is the second line of a picture's box for a node that
+// applies to another cluster (spec.kubeConfig): the cluster, after an
+// arrow; "" for the cluster it lives in, which needs no line.
+func targetLine(n TierNode) string {
+	if n.Target == "" {
+		return ""
+	}
+	return "→ " + n.Target
+}
+
+// dotLabel is a node's label in dot: graphLabel, and its targetLine on
+// a line below it (dotQuote writes the break as dot's \n).
+func dotLabel(r TiersReport, n TierNode, mixed bool) string {
+	if t := targetLine(n); t != "" {
+		return graphLabel(r, n, mixed) + "\n" + t
+	}
+	return graphLabel(r, n, mixed)
+}
+
 // outsideLabel is an outside dependency's label: its name and marks, and
 // where it lies.
 func outsideLabel(r TiersReport, o OutsideNode, mixed bool) string {
@@ -62,7 +81,7 @@ const (
 func writeTiersDot(b *strings.Builder, r TiersReport) {
 	mixed := r.mixedKinds()
 	p := place(r)
-	layout := dotLayout(p, func(n TierNode) int { return boxWidth(graphLabel(r, n, mixed)) })
+	layout := dotLayout(p, func(n TierNode) int { return max(boxWidth(graphLabel(r, n, mixed)), boxWidth(targetLine(n))) })
 	writeDotHeader(b, r, p)
 	// The lines of boxes, top to bottom, chained by invisible edges: every
 	// other edge is drawn where the lines put its ends (constraint=false),
@@ -109,6 +128,9 @@ func writeDotHeader(b *strings.Builder, r TiersReport, p placement) {
 	if len(p.applier) > 0 {
 		b.WriteString("// A HelmRelease is drawn under the Kustomization that applies it, in that Kustomization's tier,\n")
 		b.WriteString("// joined to it by a dotted blue edge with a round head (\"applied by\").\n")
+	}
+	if r.hasTargets() {
+		b.WriteString("// A box's second line, after an arrow, is the cluster the object applies to (spec.kubeConfig); a box without one applies to the cluster it lives in.\n")
 	}
 	if len(r.cycles) > 0 {
 		b.WriteString("// Red: the dependency cycles (no tier order exists); their nodes are drawn where their other edges put them.\n")
@@ -211,7 +233,7 @@ func drawnRefs(r TiersReport) map[Ref]bool {
 }
 
 func dotNodeAttrs(r TiersReport, n TierNode, mixed bool) string {
-	attrs := []string{"label=" + dotQuote(graphLabel(r, n, mixed))}
+	attrs := []string{"label=" + dotQuote(dotLabel(r, n, mixed))}
 	style := "rounded"
 	switch state := stateOf(r, n); {
 	case r.onCycle(n.Ref):

@@ -27,7 +27,11 @@ func writeTiersMermaid(b *strings.Builder, r TiersReport) {
 	writeMermaidHeader(b, r, p)
 	node := func(n TierNode, indent string) {
 		id := ids[n.Ref]
-		fmt.Fprintf(b, "%s%s[\"%s\"]\n", indent, id, mermaidText(graphLabel(r, n, mixed)))
+		text := mermaidText(graphLabel(r, n, mixed))
+		if t := targetLine(n); t != "" {
+			text += "<br/>" + mermaidText(t)
+		}
+		fmt.Fprintf(b, "%s%s[\"%s\"]\n", indent, id, text)
 		if c := mermaidClass(stateOf(r, n)); c != "" && !r.onCycle(n.Ref) {
 			classes[c] = append(classes[c], id)
 		}
@@ -73,6 +77,9 @@ func writeMermaidHeader(b *strings.Builder, r TiersReport, p placement) {
 	if len(p.applier) > 0 {
 		b.WriteString("  %% A HelmRelease is drawn under the Kustomization that applies it, in that Kustomization's tier,\n")
 		b.WriteString("  %% joined to it by a dotted blue edge with a round head (\"applied by\").\n")
+	}
+	if r.hasTargets() {
+		b.WriteString("  %% A box's second line, after an arrow, is the cluster the object applies to (spec.kubeConfig); a box without one applies to the cluster it lives in.\n")
 	}
 	if len(r.cycles) > 0 {
 		b.WriteString("  %% Red: the dependency cycles (no tier order exists); their nodes are drawn where their other edges put them.\n")

@@ -95,6 +95,12 @@ type TierNode struct {
 	AppliedBy *Ref `json:"appliedBy,omitempty" yaml:"appliedBy,omitempty"`
 	// File is the file the object was read from, relative to the repository root.
 	File string `json:"file,omitempty" yaml:"file,omitempty"`
+	// Target is the cluster the object applies to, from its
+	// spec.kubeConfig (flux.Object.TargetCluster): its Secret as
+	// namespace/name, ConfigMap/namespace/name for the workload-identity
+	// form. Empty, and left out of json and yaml, for the cluster the
+	// object lives in: the common case, one cluster, reads as before.
+	Target string `json:"target,omitempty" yaml:"target,omitempty"`
 }
 
 // MissingDependency is a dependsOn edge to an object that does not exist.
@@ -145,6 +151,7 @@ func newTierNode(g *tiers.Graph, id tiers.ID, obj *flux.Object) TierNode {
 	n.Revision = obj.LastAppliedRevision
 	n.Path = obj.Path
 	n.File = obj.File
+	n.Target = obj.TargetCluster()
 	if obj.Ready != nil {
 		n.Ready = &ReadyStatus{Status: obj.Ready.Status, Reason: obj.Ready.Reason, Message: obj.Ready.Message}
 	}

@@ -40,6 +40,29 @@ func writeTiersShell(b *strings.Builder, r TiersReport) {
 		}
 	}
 	b.WriteString(")\n")
+	writeShellTargets(b, r, mixed)
+}
+
+// writeShellTargets writes, when some node applies to another cluster
+// (spec.kubeConfig), a bash associative array TIER_TARGET from each such
+// TIER_ORDER entry to its cluster; an entry it lacks applies to the
+// cluster Flux runs in. Without targets it writes nothing, so a one-cluster
+// script is as before.
+func writeShellTargets(b *strings.Builder, r TiersReport, mixed bool) {
+	if !r.hasTargets() {
+		return
+	}
+	b.WriteString("# TIER_TARGET: the cluster an entry applies to (spec.kubeConfig: its Secret as namespace/name,\n")
+	b.WriteString("# ConfigMap/namespace/name for workload identity); an entry not in it applies to the cluster Flux runs in.\n")
+	b.WriteString("declare -A TIER_TARGET=(\n")
+	for _, tier := range r.Tiers {
+		for _, n := range tier.Nodes {
+			if n.Target != "" {
+				fmt.Fprintf(b, "  [%s]=%s\n", shellQuote(shellName(n.Ref, mixed)), shellQuote(n.Target))
+			}
+		}
+	}
+	b.WriteString(")\n")
 }
 
 // shellName is a TIER_ORDER entry: namespace/name, Kind/namespace/name

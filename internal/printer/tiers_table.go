@@ -23,10 +23,11 @@ func writeTiersTable(b *strings.Builder, r TiersReport, st Styles, noHeaders boo
 	mixed := r.mixedKinds()
 	t := &textTable{}
 	t.add(tableHeader(r.Live, mixed, st)...)
+	targets := r.hasTargets()
 	for _, tier := range r.Tiers {
 		for _, n := range tier.Nodes {
 			tierCell := cell{text: strconv.Itoa(tier.Tier), style: &st.TierHeader}
-			t.add(append([]cell{tierCell}, nodeCells(r, n, mixed, st)...)...)
+			t.add(append([]cell{tierCell}, nodeCells(r, n, mixed, targets, st)...)...)
 		}
 	}
 	t.dropEmptyColumns()
@@ -40,7 +41,7 @@ func writeTiersTable(b *strings.Builder, r TiersReport, st Styles, noHeaders boo
 const noValue = "<none>"
 
 func tableHeader(live, mixed bool, st Styles) []cell {
-	names := []string{"TIER", "NAME", "KIND", "STATE", "REASON", "REVISION", "PATH", "DEPENDS ON"}
+	names := []string{"TIER", "NAME", "KIND", "STATE", "REASON", "REVISION", "PATH", "TARGET", "DEPENDS ON"}
 	if live {
 		names[3] = "READY"
 	}
@@ -54,8 +55,10 @@ func tableHeader(live, mixed bool, st Styles) []cell {
 	return cells
 }
 
-// nodeCells returns the cells after TIER, matching tableHeader.
-func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
+// nodeCells returns the cells after TIER, matching tableHeader. TARGET is
+// empty, and its column dropped, unless some node applies to another
+// cluster (targets): then a node without one is written localTarget.
+func nodeCells(r TiersReport, n TierNode, mixed, targets bool, st Styles) []cell {
 	state := stateOf(r, n)
 	kind, mark, reason, revision, path := "", cell{}, cell{}, "", cell{}
 	if mixed {
@@ -78,6 +81,10 @@ func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
 		mark.text += suspendedMark
 		mark.style = &st.Suspended
 	}
+	target := cell{text: n.Target}
+	if targets && n.Target == "" {
+		target = cell{text: localTarget, style: &st.Dim}
+	}
 	return []cell{
 		{text: n.namespacedName()},
 		{text: kind, style: &st.Dim},
@@ -85,6 +92,7 @@ func nodeCells(r TiersReport, n TierNode, mixed bool, st Styles) []cell {
 		reason,
 		{text: revision, style: &st.Dim},
 		path,
+		target,
 		{text: dependsOnText(n, mixed)},
 	}
 }

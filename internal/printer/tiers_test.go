@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -370,10 +371,69 @@ func TestOfflinePathText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cells := nodeCells(TiersReport{}, tt.node, false, Styles{})
+			cells := nodeCells(TiersReport{}, tt.node, false, false, Styles{})
 			if got := cells[5].text; got != tt.want {
 				t.Errorf("PATH = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestTargetsInEveryFormat: every format tiers prints shows the cluster a
+// node applies to when some node has a spec.kubeConfig, and none names a
+// target when no node has one, so that a one-cluster graph reads as before.
+func TestTargetsInEveryFormat(t *testing.T) {
+	for _, format := range TiersFormats() {
+		t.Run(format, func(t *testing.T) {
+			var hub, one bytes.Buffer
+			if err := PrintTiers(&hub, format, hubSpokeReport(t), Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := PrintTiers(&one, format, offlineReport(t), Options{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"staging/cluster-kubeconfig", "ConfigMap/production/aks-production"} {
+				if !strings.Contains(hub.String(), want) {
+					t.Errorf("%s output names no target %s:\n%s", format, want, hub.String())
+				}
+			}
+			for _, word := range []string{"TARGET", "target", "→", localTarget} {
+				if strings.Contains(one.String(), word) {
+					t.Errorf("%s output of a one-cluster graph holds %q:\n%s", format, word, one.String())
+				}
+			}
+		})
+	}
+}
+
+// TestShellTargetsRunInBash: TIER_TARGET is a bash associative array from
+// each TIER_ORDER entry that applies to another cluster to its target; an
+// entry applying to its own cluster is not in it.
+func TestShellTargetsRunInBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatalf("bash is needed to check the shell output: %v", err)
+	}
+	r := hubSpokeReport(t)
+	var out bytes.Buffer
+	if err := PrintTiers(&out, FormatShell, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	script := out.String() + `for e in "${TIER_ORDER[@]}"; do printf '%s=%s\n' "$e" "${TIER_TARGET[$e]:-}"; done`
+	got, err := exec.Command(bash, "-euc", script).Output()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, script)
+	}
+	var want []string
+	for _, tier := range r.Tiers {
+		for _, n := range tier.Nodes {
+			want = append(want, n.Kind+"/"+n.Namespace+"/"+n.Name+"="+n.Target)
+		}
+	}
+	if lines := strings.Fields(string(got)); !reflect.DeepEqual(lines, want) {
+		t.Errorf("targets = %q, want %q", lines, want)
+	}
+	if !slices.Contains(want, "Kustomization/flux-system/flux-system=") || !slices.Contains(want, "Kustomization/staging/tenants=staging/cluster-kubeconfig") {
+		t.Errorf("the fixture lost its local node or its spoke: %q", want)
 	}
 }

@@ -55,6 +55,8 @@ func FromKustomization(ks *kustomizev1.Kustomization) Object {
 	obj.SourceRef = KustomizationSource(ks)
 	if kc := ks.Spec.KubeConfig; kc != nil && kc.SecretRef != nil && kc.SecretRef.Name != "" {
 		obj.KubeConfig = &KubeConfigRef{SecretName: kc.SecretRef.Name, Key: kc.SecretRef.Key}
+	} else if kc != nil && kc.ConfigMapRef != nil {
+		obj.KubeConfigMap = kc.ConfigMapRef.Name
 	}
 	if c := apimeta.FindStatusCondition(ks.Status.Conditions, meta.ReadyCondition); c != nil {
 		obj.Ready = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}

@@ -84,6 +84,7 @@ func FromHelmRelease(u *unstructured.Unstructured) (Object, error) {
 	obj.Suspended, _, _ = unstructured.NestedBool(u.Object, "spec", "suspend")
 	obj.SourceRef = helmSourceRef(u, id.Namespace)
 	obj.KubeConfig = kubeConfigOf(u.Object)
+	obj.KubeConfigMap = kubeConfigMapOf(u.Object)
 	obj.Timeout = defaultHelmTimeout
 	if s, ok, _ := unstructured.NestedString(u.Object, "spec", "timeout"); ok {
 		if d, err := time.ParseDuration(s); err == nil && d > 0 {

@@ -34,6 +34,27 @@ func (o Object) TargetSecret() string {
 	return o.ID.Namespace + "/" + o.KubeConfig.SecretName
 }
 
+// TargetCluster names the cluster o applies to as standup prints it
+// (tiers, audit): TargetSecret for a kubeConfig Secret,
+// ConfigMap/namespace/name for the workload-identity form, "" for the
+// cluster o lives in.
+func (o Object) TargetCluster() string {
+	switch {
+	case o.KubeConfig != nil:
+		return o.TargetSecret()
+	case o.KubeConfigMap != "":
+		return "ConfigMap/" + o.ID.Namespace + "/" + o.KubeConfigMap
+	}
+	return ""
+}
+
+// kubeConfigMapOf reads spec.kubeConfig.configMapRef.name of an
+// unstructured Flux object, "" without one.
+func kubeConfigMapOf(u map[string]any) string {
+	name, _, _ := unstructured.NestedString(u, "spec", "kubeConfig", "configMapRef", "name")
+	return name
+}
+
 // kubeConfigOf reads spec.kubeConfig.secretRef of an unstructured Flux
 // object; nil without one (a configMapRef, for a cloud provider's workload
 // identity, names no Secret standup could read: nil too).

@@ -40,6 +40,10 @@ type Object struct {
 	// KubeConfig is spec.kubeConfig.secretRef: o applies to the remote
 	// cluster that Secret's kubeconfig names (Target); nil for its own.
 	KubeConfig *KubeConfigRef `json:"kubeConfig,omitempty"`
+	// KubeConfigMap is spec.kubeConfig.configMapRef.name, the
+	// workload-identity form (a cloud provider's cluster, no Secret): o
+	// applies to a remote cluster standup cannot reach; KubeConfig is nil.
+	KubeConfigMap string `json:"kubeConfigMap,omitempty"`
 	// AppliedBy is the Kustomization whose build produced this object, if known.
 	AppliedBy *tiers.ID `json:"appliedBy,omitempty"`
 	// File is the file the object was read from (offline only), relative to the repository root.

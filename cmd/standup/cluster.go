@@ -27,13 +27,9 @@ type cluster struct {
 // --request-timeout.
 func connect(ctx context.Context, g globalOptions) (*cluster, error) {
 	counter := &kube.RequestCounter{}
-	requestTimeout := g.RequestTimeout
-	if requestTimeout == 0 {
-		requestTimeout = -1 // --request-timeout 0: none, as kubectl means it
-	}
 	cfg, err := kube.RESTConfig(kube.Options{
 		Flags: g.Cluster, Counter: counter, Warnings: g.Verbose,
-		Lifetime: ctx, RequestTimeout: requestTimeout,
+		Lifetime: ctx, RequestTimeout: hubRequestTimeout(g), // --request-timeout 0: none, as kubectl means it
 	})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ type resumeOptions struct {
 	CRDs, Config, Path, RepoRoot                  string
 	NodeTimeout                                   time.Duration
 	Kinds, From, Only, Exclude                    cli.StringSlice
+	SpokeCRDs                                     cli.StringSlice
 	Operator                                      operatorWait
 	Record                                        string
 	Events                                        bool
@@ -42,7 +43,8 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.BoolFlag{Name: "no-remediate", Destination: &o.NoRemediate, Usage: "report a proven cold-start deadlock instead of pre-applying CRDs"},
 			&cli.DurationFlag{Name: "node-timeout", Destination: &o.NodeTimeout, Usage: "fail a Kustomization not Ready `DURATION` after standup asks it to reconcile (0: its spec.timeout)"},
 			&cli.IntFlag{Name: "max-inflight", Destination: &o.MaxInflight, Usage: "reconcile at most `N` at once (0: unlimited)"},
-			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle `DIR` for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists)"},
+			&cli.StringFlag{Name: "crds", TakesFile: true, Destination: &o.CRDs, Usage: "CRD bundle `DIR` for deadlock remediation (default: " + crds.DefaultBundleDir + " if it exists); also each spoke's without --spoke-crds"},
+			&cli.StringSliceFlag{Name: spokeCRDsFlagName, Destination: &o.SpokeCRDs, Usage: "`SECRET=DIR`: the CRD bundle for the spoke that kubeConfig Secret SECRET (NAME or NAMESPACE/NAME) reaches, pre-applied on that spoke (repeat for each spoke)"},
 			configFlag(&o.Config),
 			operatorTimeoutFlag(&o.Operator), operatorQuietFlag(&o.Operator), recordFlag(&o.Record), eventsFlag(&o.Events),
 			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "the `DIR` of the git checkout the cluster reconciles (e.g. clusters/prod): standup renders it to see which Kustomizations wait on workloads, and hands a busy kustomize-controller their dependency chains first"},
@@ -71,6 +73,8 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 		"standup resume ks apps",
 		"# a large cluster: read the checkout so that the chains waiting on workloads go first",
 		"standup resume --path clusters/prod",
+		"# a hub whose Kustomizations apply to spoke clusters: each spoke's CRD bundle",
+		"standup resume --spoke-crds prod-kubeconfig=crds/prod",
 		"# the walk's events for a program (NDJSON, docs/output.md)",
 		"standup resume -o json | jq -c 'select(.type == \"summary\")'",
 	)
@@ -114,6 +118,10 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	if err := checkSelection(objs, sel, named, g.Prog); err != nil {
 		return err
 	}
+	spokes, err := connectSpokes(ctx, g, cl, objs, in.bundle, in.spokeBundles, streams.Err)
+	if err != nil {
+		return err
+	}
 	walkOpts := wait.Options{
 		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || in.bundle == nil,
 		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: sel,
@@ -121,7 +129,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 	}
 	opts.Operator.set(&walkOpts)
 	if opts.DryRun {
-		return printPlan(ctx, g, cl, objs, in.bundle, walkOpts, streams)
+		return printPlan(ctx, g, cl, spokes, objs, in.bundle, walkOpts, streams)
 	}
-	return walk(ctx, g, cl, in.bundle, walkOpts, rec, openEvents(ctx, cl, opts.Events), streams)
+	return walk(ctx, g, cl, spokes, in.bundle, walkOpts, rec, openEvents(ctx, cl, opts.Events), streams)
 }

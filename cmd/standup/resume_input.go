@@ -18,6 +18,8 @@ type resumeInput struct {
 	kind     string
 	bundle   *crds.Bundle
 	triggers crds.Triggers
+	// spokeBundles are --spoke-crds's, by the SECRET given.
+	spokeBundles map[string]*crds.Bundle
 }
 
 // readResumeInput checks opts and args and reads the bundle and
@@ -38,6 +40,9 @@ func readResumeInput(ctx context.Context, opts resumeOptions, args []string) (re
 		return in, usageErrorf("--max-inflight %d: want the most reconciles at once, or 0 for no limit", opts.MaxInflight)
 	}
 	if in.bundle, err = crds.LoadBundleOrDefault(opts.CRDs); err != nil {
+		return in, err
+	}
+	if in.spokeBundles, err = spokeBundles(opts.SpokeCRDs.Value()); err != nil {
 		return in, err
 	}
 	if in.triggers, err = loadTriggers(ctx, opts.Config); err != nil {

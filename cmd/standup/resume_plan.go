@@ -65,7 +65,7 @@ func checkSelection(objs []flux.Object, sel tiers.Selection, kinds []string, pro
 // source's current revision, the CRDs the cluster serves (a node stuck on
 // a kind none serves is a deadlock the walk would repair from bundle) and
 // what a proof would find of the trigger kinds. It only reads.
-func printPlan(ctx context.Context, g globalOptions, cl *cluster, objs []flux.Object, bundle *crds.Bundle, opts wait.Options, streams Streams) error {
+func printPlan(ctx context.Context, g globalOptions, cl *cluster, spokes []wait.Spoke, objs []flux.Object, bundle *crds.Bundle, opts wait.Options, streams Streams) error {
 	sources, err := flux.SourceRevisions(ctx, cl.Client, objs)
 	if err != nil {
 		return err
@@ -76,6 +76,17 @@ func printPlan(ctx context.Context, g globalOptions, cl *cluster, objs []flux.Ob
 	}
 	opts.Bundle = bundle
 	in := wait.PlanInput{Objects: objs, Sources: sources, CRDs: present, Facts: wait.PlanFacts(ctx, cl.Client, cl.Dynamic)}
+	for _, s := range spokes {
+		list, err := crds.ListCRDs(ctx, s.Client)
+		if err != nil {
+			return fmt.Errorf("spoke of Secret %s: %w", s.Secret, err)
+		}
+		if in.Spokes == nil {
+			in.Spokes, opts.Spokes = map[string]wait.PlanSpoke{}, map[string]wait.SpokeView{}
+		}
+		in.Spokes[s.Secret] = wait.PlanSpoke{CRDs: list, Facts: wait.PlanFacts(ctx, s.Client, s.Dynamic)}
+		opts.Spokes[s.Secret] = s.SpokeView
+	}
 	return writePlan(streams.Out, g.Output, planSource(g, cl), in, opts)
 }
 

@@ -1,6 +1,10 @@
 package flux
 
-import "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
 
 // KubeConfigRef is a Kustomization's or a HelmRelease's
 // spec.kubeConfig.secretRef: the Secret, in the object's own namespace,
@@ -65,4 +69,29 @@ func kubeConfigOf(u map[string]any) *KubeConfigRef {
 	}
 	key, _, _ := unstructured.NestedString(u, "spec", "kubeConfig", "secretRef", "key")
 	return &KubeConfigRef{SecretName: name, Key: key}
+}
+
+// KubeconfigKeys are the keys of a kubeConfig Secret Flux reads when
+// secretRef names none, in its order (fluxcd/pkg/runtime/client's
+// Impersonator): "value", else "value.yaml".
+var KubeconfigKeys = []string{"value", "value.yaml"}
+
+// KubeconfigFromSecret returns the kubeconfig of a kubeConfig Secret's
+// data as kustomize-controller and helm-controller read it: the key
+// secretRef names, else the first of KubeconfigKeys the Secret holds. It
+// returns the key read, and an error naming the Secret (namespace/name)
+// and the keys looked for when there is none.
+func KubeconfigFromSecret(data map[string][]byte, secret, key string) ([]byte, string, error) {
+	if key != "" {
+		if v := data[key]; v != nil {
+			return v, key, nil
+		}
+		return nil, "", fmt.Errorf("Secret/%s has no key %q with a kubeconfig (spec.kubeConfig.secretRef.key)", secret, key)
+	}
+	for _, k := range KubeconfigKeys {
+		if v := data[k]; v != nil {
+			return v, k, nil
+		}
+	}
+	return nil, "", fmt.Errorf("Secret/%s has no key %q or %q with a kubeconfig", secret, KubeconfigKeys[0], KubeconfigKeys[1])
 }

@@ -1,6 +1,7 @@
 package flux
 
 import (
+	"strings"
 	"testing"
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
@@ -50,6 +51,39 @@ func TestTargetOfKustomizationAndHelmRelease(t *testing.T) {
 				if o.KubeConfig != nil && o.KubeConfig.Key != tt.wantKey {
 					t.Errorf("%s: key %q, want %q", o.ID.Kind, o.KubeConfig.Key, tt.wantKey)
 				}
+			}
+		})
+	}
+}
+
+// TestKubeconfigFromSecret: Flux's precedence (fluxcd/pkg/runtime/client
+// Impersonator.getRESTConfigFromSecret): a named key alone, else value,
+// else value.yaml.
+func TestKubeconfigFromSecret(t *testing.T) {
+	tests := []struct {
+		name          string
+		data          map[string][]byte
+		key           string
+		want, wantKey string
+		wantErr       string
+	}{
+		{name: "value", data: map[string][]byte{"value": []byte("a"), "value.yaml": []byte("b")}, want: "a", wantKey: "value"},
+		{name: "value.yaml when value is absent", data: map[string][]byte{"value.yaml": []byte("b")}, want: "b", wantKey: "value.yaml"},
+		{name: "a named key wins", data: map[string][]byte{"value": []byte("a"), "prod": []byte("c")}, key: "prod", want: "c", wantKey: "prod"},
+		{name: "a named key absent: no fallback", data: map[string][]byte{"value": []byte("a")}, key: "prod", wantErr: `Secret/hub/spoke has no key "prod"`},
+		{name: "neither key", data: map[string][]byte{"config": []byte("a")}, wantErr: `Secret/hub/spoke has no key "value" or "value.yaml"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, key, err := KubeconfigFromSecret(tt.data, "hub/spoke", tt.key)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || string(got) != tt.want || key != tt.wantKey {
+				t.Fatalf("got %q from %q, %v; want %q from %q", got, key, err, tt.want, tt.wantKey)
 			}
 		})
 	}

@@ -46,6 +46,13 @@ func RESTConfig(opts Options) (*rest.Config, error) {
 	if err != nil {
 		return nil, explainLoad(opts.Flags, loader.ConfigAccess().GetLoadingPrecedence(), err)
 	}
+	return tune(cfg, opts), nil
+}
+
+// tune gives cfg standup's client settings: its user agent and rate, the
+// dialer, each request bound by opts.Lifetime and opts.RequestTimeout, and
+// the warnings and the counter opts ask for.
+func tune(cfg *rest.Config, opts Options) *rest.Config {
 	cfg.UserAgent = "standup"
 	cfg.QPS, cfg.Burst = 50, 100
 	cfg.Dial = dial
@@ -65,7 +72,7 @@ func RESTConfig(opts Options) (*rest.Config, error) {
 	if opts.Counter != nil {
 		cfg.Wrap(opts.Counter.Wrap)
 	}
-	return cfg, nil
+	return cfg
 }
 
 // findKubeconfig refuses, before anything is loaded, an explicit

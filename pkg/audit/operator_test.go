@@ -134,3 +134,53 @@ func TestResourceSetApplies(t *testing.T) {
 		t.Errorf("exists only: findings %+v, want a MISSING_EDGE warning", r.Findings)
 	}
 }
+
+// TestResourceSetCRDDependsOn: a ResourceSet's dependsOn on a CRD is a
+// guard for the origins model when the Operator waits for the CRD to be
+// ready: ready: true (kstatus: Established), or ready: true with a
+// readyExpr, which replaces that check. A readyExpr without ready: true
+// is never evaluated (api/v1 Dependency): the Operator waits for the CRD
+// to exist only, so the ResourceSet's ClusterIssuers are a MISSING_EDGE,
+// as with no condition at all (the render notes the readyExpr: pkg/render's
+// TestResourceSetNodes).
+func TestResourceSetCRDDependsOn(t *testing.T) {
+	const cond = "      ready: true\n"
+	tests := []struct {
+		name, replace string
+		guard         bool
+	}{
+		{"ready: true", cond, true},
+		{"ready: true and a readyExpr", cond + "      readyExpr: \"status.conditions.exists(c, c.type == 'Established' && c.status == 'True')\"\n", true},
+		{"a readyExpr alone", "      readyExpr: \"status.conditions.exists(c, c.type == 'Established' && c.status == 'True')\"\n", false},
+		{"neither", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := operatorRepo(t, []string{"clusters/c/cluster-issuer.yaml"}, "issuers.yaml")
+			set := filepath.Join(dir, "clusters/c/issuers.yaml")
+			data, err := os.ReadFile(set)
+			if err != nil || !strings.Contains(string(data), cond) {
+				t.Fatalf("issuers.yaml (%v) has no %q", err, cond)
+			}
+			if err := os.WriteFile(set, []byte(strings.Replace(string(data), cond, tt.replace, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := auditDir(t, dir, "clusters/c")
+			if tt.guard {
+				if len(r.Findings) != 0 {
+					t.Errorf("findings %+v, want none", r.Findings)
+				}
+				for _, u := range r.Kinds {
+					if u.Kind == "ClusterIssuer" && !strings.Contains(u.Evidence, "the dependsOn of ResourceSet/flux-system/issuers on CustomResourceDefinition/clusterissuers.cert-manager.io") {
+						t.Errorf("guarded ClusterIssuer: %+v", u)
+					}
+				}
+				return
+			}
+			if len(r.Findings) != 1 || r.Findings[0].Code != CodeMissingEdge || r.Findings[0].Severity != SeverityWarning ||
+				r.Findings[0].Places[0].Kustomization.String() != "ResourceSet/flux-system/issuers" {
+				t.Errorf("findings %+v, want a MISSING_EDGE warning in the ResourceSet", r.Findings)
+			}
+		})
+	}
+}

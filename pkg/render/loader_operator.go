@@ -71,11 +71,17 @@ func (l *loader) expandSet(id tiers.ID, e *entry) (bool, error) {
 // warnDeps notes the dependsOn entries of a ResourceSet that name a
 // namespaced Flux object without its namespace: the Operator reads the
 // object as written, not in the ResourceSet's namespace, and never finds
-// it.
+// it. And those with a readyExpr but not ready: true: the Operator
+// evaluates the expression only with ready: true (api/v1 Dependency), so
+// it waits for the object to exist, no more.
 func (l *loader) warnDeps(id tiers.ID, file string, deps []operator.Dependency) {
 	for _, d := range deps {
 		if d.FluxKind() != "" && d.Namespace == "" {
 			l.warn(fmt.Sprintf("%s (%s): dependsOn %s/%s has no namespace; the Flux Operator looks it up without one (not in the ResourceSet's namespace), finds nothing and never reconciles the ResourceSet",
+				id, file, d.Kind, d.Name))
+		}
+		if d.ReadyExpr != "" && !d.Ready {
+			l.warn(fmt.Sprintf("%s (%s): dependsOn %s/%s has a readyExpr without ready: true; the Flux Operator evaluates it only with ready: true, so it waits for the object to exist, not to be ready",
 				id, file, d.Kind, d.Name))
 		}
 	}

@@ -46,7 +46,9 @@ spec:
 // of the earlier ones; a dependsOn on a HelmRelease is an edge only where
 // HelmReleases are nodes; a dependsOn without namespace is noted and kept,
 // to dangle; a ResourceSet the Operator would stall on fails alone, a node
-// still; inputsFrom is noted and the in-line inputs expanded.
+// still; inputsFrom is noted for each ResourceSet, naming its providers,
+// and the in-line inputs expanded (none: nothing, a node still); a
+// readyExpr without ready: true is noted.
 func TestResourceSetNodes(t *testing.T) {
 	root := writeTree(t, map[string]string{
 		"clusters/c/flux-system/instance.yaml": syncRoot,
@@ -80,6 +82,16 @@ spec:
   resources:
     - {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: "app-<< inputs.id >>", namespace: flux-system}, spec: {interval: 1h, chart: {spec: {chart: app, sourceRef: {kind: HelmRepository, name: charts}}}}}
 ---
+apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata: {name: previews, namespace: flux-system}
+spec:
+  dependsOn:
+    - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: widgets.example.com, readyExpr: "true"}
+  inputsFrom: [{kind: ResourceSetInputProvider, name: github-tags}]
+  resources:
+    - {apiVersion: v1, kind: Namespace, metadata: {name: "preview-<< inputs.id >>"}}
+---
 apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata: {name: db, namespace: flux-system}
@@ -110,7 +122,10 @@ spec: {interval: 1h, chart: {spec: {chart: db, sourceRef: {kind: HelmRepository,
 		}
 	}
 	if !hasWarning(res, "ResourceSet/flux-system/staged", "dependsOn Kustomization/nowhere has no namespace") ||
-		!hasWarning(res, "ResourceSet/flux-system/prs", "only its 1 in-line input set(s) are expanded") ||
+		!hasWarning(res, "ResourceSet/flux-system/prs", "ResourceSetInputProvider/flux-system/github-prs", "not known offline", "only its 1 in-line input set(s) are expanded") ||
+		!hasWarning(res, "ResourceSet/flux-system/previews", "ResourceSetInputProvider/flux-system/github-tags", "not known offline", "nothing is expanded") ||
+		!hasWarning(res, "ResourceSet/flux-system/previews", "dependsOn CustomResourceDefinition/widgets.example.com has a readyExpr without ready: true") ||
+		hasWarning(res, "ResourceSet/flux-system/staged", "readyExpr") ||
 		!hasWarning(res, "ResourceSet/flux-system/staged", "2 steps") {
 		t.Errorf("warnings %q", res.Warnings)
 	}
@@ -119,6 +134,12 @@ spec: {interval: 1h, chart: {spec: {chart: db, sourceRef: {kind: HelmRepository,
 	}
 	if got := rendered(res, tiers.ID{Kind: KindResourceSet, Namespace: "flux-system", Name: "prs"}); !slices.Equal(got, []string{"HelmRelease/flux-system/app-main clusters/c/sets.yaml"}) {
 		t.Errorf("prs rendered %q", got)
+	}
+	if got := rendered(res, tiers.ID{Kind: KindResourceSet, Namespace: "flux-system", Name: "previews"}); len(got) != 0 {
+		t.Errorf("previews rendered %q, want nothing", got)
+	}
+	if !slices.Contains(ids(res.Objects), "ResourceSet/flux-system/previews") {
+		t.Errorf("previews is not a node: %q", ids(res.Objects))
 	}
 }
 

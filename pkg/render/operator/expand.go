@@ -107,7 +107,7 @@ func combine(s *spec, name, namespace string) ([]map[string]any, bool, string, e
 		return nil, false, "", fmt.Errorf("unknown input strategy: '%s'", strategy)
 	}
 	if len(s.InputsFrom) > 0 {
-		from := fmt.Sprintf("spec.inputsFrom names %d ResourceSetInputProvider reference(s), whose inputs the Operator reads from the cluster; not known offline", len(s.InputsFrom))
+		from := fmt.Sprintf("its inputs from %s (spec.inputsFrom) are not known offline: the Operator reads them from each provider's status, which the provider fills at run time (from a Git host's API, an OCI registry, a service)", s.providers(namespace))
 		switch {
 		case strategy == strategyPermute:
 			return nil, false, from + ": with the Permute strategy every input set holds them, so nothing is expanded", nil

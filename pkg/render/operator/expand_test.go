@@ -239,11 +239,17 @@ func TestExpandFailsAsTheOperatorDoes(t *testing.T) {
 	}
 }
 
+// TestExpandInputsFromIsNoted: inputs from ResourceSetInputProviders are
+// not known offline; the one note names each provider (in the
+// ResourceSet's namespace, by name or by selector) and says what was
+// expanded without them: the in-line inputs with Flatten, nothing with
+// Permute or without in-line inputs.
 func TestExpandInputsFromIsNoted(t *testing.T) {
 	tests := []struct {
 		name, spec string
 		want       []string
 		note       string
+		providers  string
 	}{{
 		name: "flatten: the in-line inputs are expanded",
 		spec: `
@@ -253,8 +259,23 @@ func TestExpandInputsFromIsNoted(t *testing.T) {
     - tenant: a
   resources:
     - {apiVersion: v1, kind: Namespace, metadata: {name: "<< inputs.tenant >>"}}`,
-		want: []string{"Namespace/a"},
-		note: "only its 1 in-line input set(s) are expanded",
+		want:      []string{"Namespace/a"},
+		note:      "only its 1 in-line input set(s) are expanded",
+		providers: "its inputs from ResourceSetInputProvider/flux-system/prs (spec.inputsFrom) are not known offline",
+	}, {
+		name: "a selector and a name",
+		spec: `
+  inputsFrom:
+    - selector: {matchLabels: {team: web, env: dev}}
+    - kind: ResourceSetInputProvider
+      name: tags
+  inputs:
+    - tenant: a
+  resources:
+    - {apiVersion: v1, kind: Namespace, metadata: {name: "<< inputs.tenant >>"}}`,
+		want:      []string{"Namespace/a"},
+		note:      "only its 1 in-line input set(s) are expanded",
+		providers: "its inputs from the ResourceSetInputProviders of flux-system labelled env=dev,team=web, ResourceSetInputProvider/flux-system/tags (spec.inputsFrom)",
 	}, {
 		name: "flatten without in-line inputs: nothing",
 		spec: `
@@ -262,7 +283,8 @@ func TestExpandInputsFromIsNoted(t *testing.T) {
     - name: prs
   resources:
     - {apiVersion: v1, kind: Namespace, metadata: {name: "<< inputs.tenant >>"}}`,
-		note: "it has no in-line inputs: nothing is expanded",
+		note:      "it has no in-line inputs: nothing is expanded",
+		providers: "ResourceSetInputProvider/flux-system/prs",
 	}, {
 		name: "permute: nothing",
 		spec: `
@@ -273,7 +295,8 @@ func TestExpandInputsFromIsNoted(t *testing.T) {
     - tenant: a
   resources:
     - {apiVersion: v1, kind: Namespace, metadata: {name: "<< inputs.id >>"}}`,
-		note: "with the Permute strategy every input set holds them",
+		note:      "with the Permute strategy every input set holds them",
+		providers: "ResourceSetInputProvider/flux-system/prs",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -284,8 +307,8 @@ func TestExpandInputsFromIsNoted(t *testing.T) {
 			if got := names(x); strings.Join(got, " ") != strings.Join(tt.want, " ") {
 				t.Errorf("objects %q, want %q", got, tt.want)
 			}
-			if len(x.Notes) != 1 || !strings.Contains(x.Notes[0], tt.note) {
-				t.Errorf("notes %q, want one saying %q", x.Notes, tt.note)
+			if len(x.Notes) != 1 || !strings.Contains(x.Notes[0], tt.note) || !strings.Contains(x.Notes[0], tt.providers) {
+				t.Errorf("notes %q, want one saying %q and %q", x.Notes, tt.providers, tt.note)
 			}
 		})
 	}

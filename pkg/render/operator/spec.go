@@ -3,6 +3,7 @@ package operator
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -95,12 +96,50 @@ type spec struct {
 		IncludeEmptyProviders bool   `json:"includeEmptyProviders,omitempty"`
 	} `json:"inputStrategy,omitempty"`
 	Inputs            []map[string]json.RawMessage `json:"inputs,omitempty"`
-	InputsFrom        []json.RawMessage            `json:"inputsFrom,omitempty"`
+	InputsFrom        []providerRef                `json:"inputsFrom,omitempty"`
 	Resources         []json.RawMessage            `json:"resources,omitempty"`
 	ResourcesTemplate string                       `json:"resourcesTemplate,omitempty"`
 	Steps             []step                       `json:"steps,omitempty"`
 	DependsOn         []Dependency                 `json:"dependsOn,omitempty"`
 	Wait              bool                         `json:"wait,omitempty"`
+}
+
+// providerRef is one of spec.inputsFrom (api/v1 InputProviderReference):
+// the ResourceSetInputProvider of the ResourceSet's namespace by that name,
+// or those its label selector matches.
+type providerRef struct {
+	Name     string `json:"name,omitempty"`
+	Selector *struct {
+		MatchLabels      map[string]string `json:"matchLabels,omitempty"`
+		MatchExpressions []json.RawMessage `json:"matchExpressions,omitempty"`
+	} `json:"selector,omitempty"`
+}
+
+// describe names the providers ref stands for, in namespace: an object
+// (ResourceSetInputProvider/namespace/name), or those of a selector.
+func (ref providerRef) describe(namespace string) string {
+	if ref.Name != "" || ref.Selector == nil {
+		return KindInputProvider + "/" + namespace + "/" + ref.Name
+	}
+	var labels []string
+	for k, v := range ref.Selector.MatchLabels {
+		labels = append(labels, k+"="+v)
+	}
+	slices.Sort(labels)
+	what := "the " + KindInputProvider + "s of " + namespace + " that its selector matches"
+	if len(labels) > 0 && len(ref.Selector.MatchExpressions) == 0 {
+		what = "the " + KindInputProvider + "s of " + namespace + " labelled " + strings.Join(labels, ",")
+	}
+	return what
+}
+
+// providers names every provider of spec.inputsFrom, in order.
+func (s *spec) providers(namespace string) string {
+	names := make([]string, len(s.InputsFrom))
+	for i, ref := range s.InputsFrom {
+		names[i] = ref.describe(namespace)
+	}
+	return strings.Join(names, ", ")
 }
 
 // step is one of spec.steps (api/v1 ResourceSetStep).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -121,5 +122,32 @@ func TestTiersFluxOperatorKinds(t *testing.T) {
 		case !ok || got != n:
 			t.Errorf("--kinds ks: %s at tier %d (listed %v), want %d", id, got, ok, n)
 		}
+	}
+}
+
+// TestFluxOperatorDocShowsTheGolden: the tiers of d2-fleet that
+// docs/flux-operator.md shows, between its golden:d2-fleet-staging markers,
+// are the golden file's, so the page cannot drift from what standup prints.
+func TestFluxOperatorDocShowsTheGolden(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/flux-operator.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/golden/d2-fleet-staging.text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok1 := strings.Cut(string(doc), "<!-- golden:d2-fleet-staging begin -->\n")
+	block, _, ok2 := strings.Cut(rest, "<!-- golden:d2-fleet-staging end -->")
+	if !ok1 || !ok2 {
+		t.Fatal("docs/flux-operator.md has no golden:d2-fleet-staging block")
+	}
+	got, opened := strings.CutPrefix(block, "```\n")
+	got, closed := strings.CutSuffix(got, "```\n")
+	if !opened || !closed {
+		t.Fatalf("the block is not one fenced block:\n%s", block)
+	}
+	if got != string(want) {
+		t.Errorf("docs/flux-operator.md shows\n%s\nthe golden file holds\n%s", got, want)
 	}
 }

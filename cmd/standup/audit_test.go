@@ -84,6 +84,12 @@ var auditCases = []struct {
 	{name: "literal-token", path: "testdata/audit/literal-token/clusters/prod", want: []string{
 		"LITERAL_SUBSTITUTION_TOKEN warning monitoring ConfigMap/monitoring/uptime-targets",
 	}},
+	// flux2-hub-spoke-example with staging's infra-configs stripped of its
+	// dependsOn: the ClusterIssuer races the chart on the staging spoke,
+	// and the place names that cluster (its golden, the summary's clusters).
+	{name: "hub-spoke", path: "../../pkg/audit/testdata/hub-spoke-race/hub", want: []string{
+		"MISSING_EDGE warning infra-configs ClusterIssuer/letsencrypt",
+	}},
 }
 
 func TestAuditExamples(t *testing.T) {

@@ -41,6 +41,11 @@ type Report struct {
 	// Failed counts the Kustomizations whose build was refused (a file over
 	// a limit of bounded input, render.Result.Failed): not audited either.
 	Failed int `json:"failed"`
+	// Clusters names the clusters the audited objects land in (see
+	// index.clusters): LocalCluster, the one Flux runs in, first, then the
+	// spec.kubeConfig targets of a hub-and-spoke fleet as namespace/name of
+	// their Secret (ConfigMap/namespace/name for workload identity).
+	Clusters []string `json:"clusters"`
 	// Kinds lists every kind each Kustomization applies and its origin,
 	// sorted by Kustomization, group and kind.
 	Kinds []KindUse `json:"kinds"`
@@ -121,9 +126,17 @@ func Audit(res *render.Result, cfg *Config, opts Options) (*Report, error) {
 		r.Objects += len(manifests)
 		uses, found := ix.auditKinds(ks, manifests, verdicts[ks], opts)
 		r.Kinds = append(r.Kinds, uses...)
+		found = append(found, ix.literalTokens(ks, manifests)...)
+		if c := ix.cluster[ks]; c != "" {
+			// Objects ks applies to another cluster: each place says
+			// which, so a spoke's finding names the spoke.
+			for i := range found {
+				found[i].Cluster = c
+			}
+		}
 		hazards = append(hazards, found...)
-		hazards = append(hazards, ix.literalTokens(ks, manifests)...)
 	}
+	r.Clusters = ix.clusters()
 	for i, h := range hazards {
 		if def, ok := ix.res.Definitions[h.Kustomization]; ok && h.File == "" {
 			// No file records the object (kustomize gave it no origin): the

@@ -158,6 +158,11 @@ type Hazard struct {
 	// Line is the 1-based line of File where Object's document starts (for
 	// a generated object, its generator's entry); 0 when unknown.
 	Line int `json:"line,omitempty"`
+	// Cluster is the cluster Kustomization applies Object to when it is
+	// not the one Flux runs in (spec.kubeConfig: the Secret as
+	// namespace/name, ConfigMap/namespace/name for workload identity);
+	// empty, and left out of the json, for the local cluster.
+	Cluster string `json:"cluster,omitempty"`
 	// Message says what is wrong, naming the objects involved.
 	Message string `json:"message"`
 	// Fix is a one-line repair.

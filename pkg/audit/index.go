@@ -431,14 +431,58 @@ func (ix *index) entryOf(p placed) *catalog.Entry {
 
 // targetCluster names the cluster a Flux object applies to: "" for the one
 // it lives in, else the Secret or ConfigMap its spec.kubeConfig refers to,
-// which Flux reads from the object's own namespace.
+// which Flux reads from the object's own namespace, named as tiers names
+// it (flux.Object.TargetCluster): namespace/name for the Secret,
+// ConfigMap/namespace/name for the workload-identity form.
 func targetCluster(u *unstructured.Unstructured) string {
-	for _, ref := range []struct{ field, kind string }{{"secretRef", "Secret"}, {"configMapRef", "ConfigMap"}} {
-		if name, _, _ := unstructured.NestedString(u.Object, "spec", "kubeConfig", ref.field, "name"); name != "" {
-			return ref.kind + "/" + u.GetNamespace() + "/" + name
-		}
+	if name, _, _ := unstructured.NestedString(u.Object, "spec", "kubeConfig", "secretRef", "name"); name != "" {
+		return u.GetNamespace() + "/" + name
+	}
+	if name, _, _ := unstructured.NestedString(u.Object, "spec", "kubeConfig", "configMapRef", "name"); name != "" {
+		return "ConfigMap/" + u.GetNamespace() + "/" + name
 	}
 	return ""
+}
+
+// LocalCluster names, in Report.Clusters, the cluster Flux runs in (the
+// hub of a hub-and-spoke fleet): the one an object without
+// spec.kubeConfig applies to. No other name can be it: the others hold a
+// slash.
+const LocalCluster = "local"
+
+// clusterName is the name of a cluster key in a report: LocalCluster for
+// "".
+func clusterName(cluster string) string {
+	if cluster == "" {
+		return LocalCluster
+	}
+	return cluster
+}
+
+// clusters names the clusters the audited objects land in, LocalCluster
+// first, then sorted: each audited Kustomization's, and each HelmRelease's
+// spec.kubeConfig target, which its chart is installed into.
+func (ix *index) clusters() []string {
+	seen := map[string]bool{}
+	for _, ks := range ix.order {
+		seen[ix.cluster[ks]] = true
+	}
+	for _, ps := range ix.releases {
+		for _, p := range ps {
+			seen[p.cluster] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for c := range seen {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	if seen[""] {
+		out = append([]string{LocalCluster}, out...)
+	}
+	return out
 }
 
 // sameCluster keeps the placements that land in cluster.

@@ -105,6 +105,9 @@ func writeFinding(b *strings.Builder, f audit.Finding, st printer.Styles) {
 	fmt.Fprintf(b, "      %s %s\n", st.Dim.Render("fix:"), f.Fix)
 	for _, h := range f.Places {
 		line := h.Kustomization.String() + "  " + h.Object.String()
+		if h.Cluster != "" {
+			line += "  in cluster " + h.Cluster
+		}
 		if h.File != "" {
 			line += "  " + st.Dim.Render(fileLine(h))
 		}
@@ -165,8 +168,8 @@ func auditSummary(r *audit.Report, st printer.Styles) string {
 	if n := r.Notices(); n > 0 {
 		counts += ", " + printer.Plural(n, "notice")
 	}
-	scope := fmt.Sprintf("%s in %s, %s (%s)", counts,
-		printer.Plural(r.Kustomizations, "Kustomization"), printer.Plural(r.Objects, "object"), r.Path)
+	scope := fmt.Sprintf("%s in %s, %s%s (%s)", counts,
+		printer.Plural(r.Kustomizations, "Kustomization"), printer.Plural(r.Objects, "object"), clustersText(r), r.Path)
 	if r.Unrendered > 0 {
 		// A clean verdict must not read as covering what was not audited.
 		scope += fmt.Sprintf("; %d not audited: they build from another source", r.Unrendered)
@@ -185,6 +188,17 @@ func auditSummary(r *audit.Report, st printer.Styles) string {
 	default:
 		return fmt.Sprintf("%s 0 errors, %s\n", st.OK.Render("✓"), scope)
 	}
+}
+
+// clustersText names the clusters audited, ", 3 clusters: local,
+// production/cluster-kubeconfig, staging/cluster-kubeconfig", when the
+// objects land in more than the one Flux runs in (spec.kubeConfig); ""
+// for one cluster, the common case, which needs no word.
+func clustersText(r *audit.Report) string {
+	if len(r.Clusters) == 0 || slices.Equal(r.Clusters, []string{audit.LocalCluster}) {
+		return ""
+	}
+	return fmt.Sprintf(", %s: %s", printer.Plural(len(r.Clusters), "cluster"), strings.Join(r.Clusters, ", "))
 }
 
 // fileLine names a place's file as editors and terminals open it:

@@ -36,6 +36,10 @@ type auditCounts struct {
 	Notices        int `json:"notices"`
 	// Places counts the places of every finding.
 	Places int `json:"places"`
+	// Clusters names the clusters the audited objects land in
+	// (audit.Report.Clusters): "local", then a hub-and-spoke fleet's
+	// spokes.
+	Clusters []string `json:"clusters"`
 }
 
 func writeAuditJSON(w io.Writer, r *audit.Report) error {
@@ -50,7 +54,7 @@ func newAuditDocument(r *audit.Report) auditDocument {
 		SchemaVersion: AuditSchemaVersion,
 		Path:          r.Path,
 		Summary: auditCounts{Kustomizations: r.Kustomizations, Objects: r.Objects, Unrendered: r.Unrendered, Failed: r.Failed,
-			Errors: r.Errors(), Warnings: r.Warnings(), Notices: r.Notices(), Places: len(r.Hazards)},
+			Errors: r.Errors(), Warnings: r.Warnings(), Notices: r.Notices(), Places: len(r.Hazards), Clusters: printer.NonNil(r.Clusters)},
 		Findings:  printer.NonNil(r.Findings),
 		Kinds:     printer.NonNil(r.Kinds),
 		Bootstrap: printer.NonNil(r.Bootstrap),

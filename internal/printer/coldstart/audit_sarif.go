@@ -98,6 +98,8 @@ type (
 		Kustomization string       `json:"kustomization"`
 		Object        audit.Object `json:"object"`
 		Fix           string       `json:"fix"`
+		// Cluster is the place's cluster when not the local one.
+		Cluster string `json:"cluster,omitempty"`
 	}
 )
 
@@ -134,12 +136,16 @@ func writeAuditSARIF(w io.Writer, r *audit.Report, version string) error {
 				Region: sarifRegion{StartLine: max(h.Line, 1)},
 			}
 		}
+		text := h.Message + ". Fix: " + h.Fix + "."
+		if h.Cluster != "" {
+			text = "In cluster " + h.Cluster + ": " + text
+		}
 		results = append(results, sarifResult{
 			RuleID: string(h.Code), RuleIndex: index[h.Code], Level: sarifLevel(h.Severity),
-			Message:             sarifText{Text: h.Message + ". Fix: " + h.Fix + "."},
+			Message:             sarifText{Text: text},
 			Locations:           []sarifLocation{loc},
 			PartialFingerprints: map[string]string{SARIFFingerprint: prints[i]},
-			Properties:          sarifProperties{Kustomization: h.Kustomization.NamespacedName(), Object: h.Object, Fix: h.Fix},
+			Properties:          sarifProperties{Kustomization: h.Kustomization.NamespacedName(), Object: h.Object, Fix: h.Fix, Cluster: h.Cluster},
 		})
 	}
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: results}

@@ -156,6 +156,14 @@ var watched = []grant{{"list", ksResource}, {"watch", ksResource}, {"watch", crd
 // (TestEventsForbiddenWarnsOnce), so no command stops for their lack.
 var eventGrants = []grant{{"create", "events.events.k8s.io"}, {"patch", "events.events.k8s.io"}}
 
+// hubCommand is what standup-hub grants, beside standup-operator: resume
+// on a hub reads each walked node's kubeConfig Secret by name
+// (connectSpoke), and nothing else.
+var hubCommand = struct {
+	doc   string
+	needs []grant
+}{doc: "standup resume (hub and spoke)", needs: []grant{{"get", "secrets"}}}
+
 // informerOnly are grants a role holds that this API server cannot prove:
 // it serves streaming watch-lists, so an informer needs only "watch", and
 // "list" on sources stays for API servers without them. (standup lists
@@ -294,6 +302,10 @@ func TestRBACRolesHoldExactlyWhatCommandsUse(t *testing.T) {
 	}
 	used["standup-operator"] = append(used["standup-operator"], triggerLists(t)...)
 	used["standup-operator"] = append(used["standup-operator"], eventGrants...)
+	if !strings.Contains(docs["standup-hub"], "#   "+hubCommand.doc) {
+		t.Errorf("the comment of standup-hub does not list %q", hubCommand.doc)
+	}
+	used["standup-hub"] = append(used["standup-hub"], hubCommand.needs...)
 	for name, role := range roles {
 		want := append(used[name], informerOnly[name]...)
 		held := grants(role)

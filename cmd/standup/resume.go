@@ -123,7 +123,7 @@ func runResume(ctx context.Context, g globalOptions, opts resumeOptions, args []
 		return err
 	}
 	walkOpts := wait.Options{
-		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || in.bundle == nil,
+		NoUnsuspend: opts.NoUnsuspend, NoRemediate: opts.NoRemediate || !anyBundle(in.bundle, spokes),
 		Timeout: opts.NodeTimeout, MaxInflight: opts.MaxInflight, Selection: sel,
 		AdditiveCELDependencyCheck: opts.AdditiveCEL, Triggers: in.triggers, Kinds: kinds, Slow: slow,
 	}

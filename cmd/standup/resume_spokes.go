@@ -212,3 +212,17 @@ func orNoneList(s []string) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// anyBundle reports whether the hub or a spoke has a bundle: without any,
+// the walk reports deadlocks and pre-applies nothing.
+func anyBundle(hub *crds.Bundle, spokes []wait.Spoke) bool {
+	if hub != nil {
+		return true
+	}
+	for _, s := range spokes {
+		if s.Bundle != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -24,6 +24,10 @@ type KS struct {
 	Wait, Suspend, Prune    bool
 	TargetNamespace         string
 	Interval, Timeout       time.Duration
+	// KubeConfigSecret, when set, is spec.kubeConfig.secretRef.name: the
+	// Kustomization applies to the cluster that Secret's kubeconfig names
+	// (a spoke, World.NewSpoke).
+	KubeConfigSecret string
 }
 
 // Dep is a dependsOn entry; ns may be empty.
@@ -56,6 +60,9 @@ func (k KS) Kustomization() *kustomizev1.Kustomization {
 	}
 	if k.Timeout > 0 {
 		ks.Spec.Timeout = &metav1.Duration{Duration: k.Timeout}
+	}
+	if k.KubeConfigSecret != "" {
+		ks.Spec.KubeConfig = &meta.KubeConfigReference{SecretRef: &meta.SecretKeyReference{Name: k.KubeConfigSecret}}
 	}
 	return ks
 }

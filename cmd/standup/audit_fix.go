@@ -64,7 +64,7 @@ func auditCheckout(ctx context.Context, g globalOptions, opts auditOptions, stre
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	boot, err := audit.DetectBootstrap(ctx, res.RepoRoot, res.Path)
+	boot, err := audit.DetectBootstrapIn(ctx, res.GitRoot, res.RepoRoot, res.Path)
 	if err != nil {
 		return nil, nil, nil, err
 	}

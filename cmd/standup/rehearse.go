@@ -94,7 +94,7 @@ func runRehearse(ctx context.Context, g globalOptions, opts rehearseOptions, str
 	if err != nil {
 		return err
 	}
-	boot, err := audit.DetectBootstrap(ctx, res.RepoRoot, res.Path)
+	boot, err := audit.DetectBootstrapIn(ctx, res.GitRoot, res.RepoRoot, res.Path)
 	if err != nil {
 		return err
 	}

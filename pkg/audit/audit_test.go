@@ -277,6 +277,26 @@ func TestAudit(t *testing.T) {
 		)}},
 		want: []string{"LITERAL_SUBSTITUTION_TOKEN warning apps ConfigMap/default/cm"},
 	}, {
+		// xunholy/k8s-gitops: its kustomize-mutating-webhook gives every
+		// Kustomization a postBuild as it is created.
+		name: "a webhook that gives every Kustomization a postBuild, as a HelmRelease",
+		kss: []ks{
+			{name: "webhook", objects: objects(helmRelease("flux-system/kustomize-mutating-webhook", "kustomize-mutating-webhook", nil))},
+			{name: "apps", objects: objects(cmap(map[string]any{"url": "https://${CLUSTER_DOMAIN}"}))},
+		},
+	}, {
+		name: "the same webhook, installed before Flux",
+		kss:  []ks{{name: "apps", objects: objects(cmap(map[string]any{"url": "https://${CLUSTER_DOMAIN}"}))}},
+		opts: Options{Bootstrap: &Bootstrap{Releases: []BootstrapRelease{{File: "bootstrap/helmfile.yaml.gotmpl",
+			Namespace: "flux-system", Name: "kustomize-mutating-webhook", Chart: "kustomize-mutating-webhook/"}}}},
+	}, {
+		name: "another chart's webhook does not",
+		kss: []ks{
+			{name: "webhook", objects: objects(helmRelease("flux-system/other-webhook", "kustomize-webhook", nil))},
+			{name: "apps", objects: objects(cmap(map[string]any{"url": "https://${CLUSTER_DOMAIN}"}))},
+		},
+		want: []string{"LITERAL_SUBSTITUTION_TOKEN warning apps ConfigMap/default/cm"},
+	}, {
 		name: "token with postBuild is render's business",
 		kss:  []ks{{name: "apps", postBuild: true, objects: objects(cmap(map[string]any{"url": "${CLUSTER_DOMAIN}"}))}},
 	}, {

@@ -2,12 +2,14 @@ package audit
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kubestandup/standup/pkg/catalog"
+	"github.com/kubestandup/standup/pkg/render"
 )
 
 // TestSelectScope: issue 35. Each bootstrap directory is scoped on its
@@ -270,5 +272,74 @@ func TestKindsOfPlural(t *testing.T) {
 		if strings.Join(got, ",") != tt.want {
 			t.Errorf("%s_%s: got %q, want %q", tt.group, tt.plural, got, tt.want)
 		}
+	}
+}
+
+// TestBootstrapBesideTheRepositoryRoot: issue 35. A repository root inside
+// a git repository (xunholy/k8s-gitops pushes kubernetes/ as its artifact)
+// may have its bootstrap beside it, at the top of the git repository: a
+// talos/ whose extraManifests apply CRDs before Flux. DetectBootstrapIn
+// reads it, so onedr0p's cert-manager deadlock (ClusterIssuer beside its
+// HelmRelease) is no deadlock when ../talos applies cert-manager's CRDs;
+// without the .git that makes that directory the git root, nor above a
+// deeper directory, it is not read and the deadlock stands.
+func TestBootstrapBesideTheRepositoryRoot(t *testing.T) {
+	const talos = "cluster:\n  extraManifests:\n    - https://github.com/cert-manager/cert-manager/releases/download/v1.19.1/cert-manager.crds.yaml\n"
+	tests := []struct {
+		name      string
+		git       bool
+		talosDir  string // relative to the top
+		wantFiles []string
+		wantErrs  int
+	}{
+		{"talos beside the root, at the git root", true, "talos", []string{"../talos/controlplane.yaml"}, 0},
+		{"in a hidden directory of the git root", true, ".taskfiles/bootstrap", []string{"../.taskfiles/bootstrap/controlplane.yaml"}, 0},
+		{"no git repository", false, "talos", nil, 1},
+		{"deeper in the git repository", true, "other/talos", nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			top := t.TempDir()
+			repo := filepath.Join(top, "repo")
+			copyTree(t, "testdata/onedr0p-cert-manager", repo)
+			writeFile(t, filepath.Join(top, tt.talosDir, "controlplane.yaml"), talos)
+			if tt.git {
+				writeFile(t, filepath.Join(top, ".git", "HEAD"), "ref: refs/heads/main\n")
+			}
+			ctx := context.Background()
+			res, err := render.Load(ctx, render.Options{Path: filepath.Join(repo, "kubernetes/flux/cluster"), RepoRoot: repo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := DetectBootstrapIn(ctx, res.GitRoot, res.RepoRoot, res.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var files []string
+			for _, m := range b.Manifests {
+				files = append(files, m.File)
+			}
+			if !slices.Equal(files, tt.wantFiles) {
+				t.Errorf("bootstrap manifests from %q, want %q", files, tt.wantFiles)
+			}
+			r, err := Audit(res, nil, Options{Bootstrap: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Errors() != tt.wantErrs {
+				t.Errorf("%d errors, want %d: %+v", r.Errors(), tt.wantErrs, r.Findings)
+			}
+		})
+	}
+}
+
+// writeFile writes text at path, making its directories.
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -82,8 +83,99 @@ const maxBootstrapFiles = 5000
 // own). Files over the limits of bounded input are skipped: this is
 // evidence gathering, and render reports what it refuses.
 func DetectBootstrap(ctx context.Context, repoRoot, clusterPath string) (*Bootstrap, error) {
+	return DetectBootstrapIn(ctx, repoRoot, repoRoot, clusterPath)
+}
+
+// DetectBootstrapIn is DetectBootstrap for a repository root inside a git
+// repository (render.Result's GitRoot): it reads, besides the files below
+// repoRoot, the bootstrap and talos directories at the top of gitRoot
+// (gitRoot/talos, gitRoot/bootstrap, and those in a hidden directory
+// there: gitRoot/.taskfiles/bootstrap), which the repository installs
+// before Flux as much as its own. xunholy/k8s-gitops pushes an OCI artifact
+// from kubernetes/, the repository root, and applies CRDs from talos/,
+// beside it. Files there are named relative to repoRoot
+// (../talos/controlplane.yaml). Deeper directories of gitRoot outside
+// repoRoot are not read: they may be other repositories' (a fixture, a
+// monorepo's other projects).
+func DetectBootstrapIn(ctx context.Context, gitRoot, repoRoot, clusterPath string) (*Bootstrap, error) {
+	files, err := bootstrapFiles(ctx, repoRoot)
+	if err != nil {
+		return nil, err
+	}
+	outer, err := topBootstrapFiles(ctx, gitRoot, repoRoot)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, outer...)
+	b := &Bootstrap{}
+	texts := map[string]string{}
+	for _, rel := range selectScope(files, clusterPath) {
+		data, _, err := input.ReadBounded(filepath.Join(repoRoot, filepath.FromSlash(rel)))
+		if err != nil || bytes.IndexByte(data, 0) >= 0 {
+			continue
+		}
+		texts[rel] = string(data)
+		b.add(rel, data)
+	}
+	b.CRDs = referencedCRDs(b.CRDs, texts)
+	return b, nil
+}
+
+// topBootstrapFiles lists the files of the bootstrap directories at the
+// top of gitRoot (directly, or in a hidden directory there), outside
+// repoRoot, relative to repoRoot. None when gitRoot is repoRoot or does
+// not hold it.
+func topBootstrapFiles(ctx context.Context, gitRoot, repoRoot string) ([]string, error) {
+	up, err := filepath.Rel(gitRoot, repoRoot)
+	if err != nil || up == "." || up == ".." || strings.HasPrefix(up, ".."+string(filepath.Separator)) {
+		return nil, nil
+	}
+	inside := strings.Split(filepath.ToSlash(up), "/")[0] // the top directory holding repoRoot
+	var dirs []string
+	top, err := os.ReadDir(gitRoot)
+	if err != nil {
+		return nil, nil // unreadable: nothing to say about it
+	}
+	for _, d := range top {
+		if !d.IsDir() || slices.Contains(skipDirs, d.Name()) {
+			continue
+		}
+		switch {
+		case slices.Contains(bootstrapDirs, strings.ToLower(d.Name())) && d.Name() != inside:
+			dirs = append(dirs, filepath.Join(gitRoot, d.Name()))
+		case strings.HasPrefix(d.Name(), ".") && d.Name() != inside:
+			inner, err := os.ReadDir(filepath.Join(gitRoot, d.Name()))
+			if err != nil {
+				continue
+			}
+			for _, e := range inner {
+				if e.IsDir() && slices.Contains(bootstrapDirs, strings.ToLower(e.Name())) {
+					dirs = append(dirs, filepath.Join(gitRoot, d.Name(), e.Name()))
+				}
+			}
+		}
+	}
+	var out []string
+	for _, dir := range dirs {
+		found, err := bootstrapFilesUnder(ctx, dir, repoRoot)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// bootstrapFiles lists the bootstrap files below repoRoot, relative to it.
+func bootstrapFiles(ctx context.Context, repoRoot string) ([]string, error) {
+	return bootstrapFilesUnder(ctx, repoRoot, repoRoot)
+}
+
+// bootstrapFilesUnder lists the bootstrap files below dir, relative to
+// repoRoot, at most maxBootstrapFiles.
+func bootstrapFilesUnder(ctx context.Context, dir, repoRoot string) ([]string, error) {
 	var files []string
-	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: nothing to say about it
 		}
@@ -110,18 +202,7 @@ func DetectBootstrap(ctx context.Context, repoRoot, clusterPath string) (*Bootst
 	if err != nil {
 		return nil, err
 	}
-	b := &Bootstrap{}
-	texts := map[string]string{}
-	for _, rel := range selectScope(files, clusterPath) {
-		data, _, err := input.ReadBounded(filepath.Join(repoRoot, filepath.FromSlash(rel)))
-		if err != nil || bytes.IndexByte(data, 0) >= 0 {
-			continue
-		}
-		texts[rel] = string(data)
-		b.add(rel, data)
-	}
-	b.CRDs = referencedCRDs(b.CRDs, texts)
-	return b, nil
+	return files, nil
 }
 
 // referencedCRDs keeps the CRD files that another bootstrap file names (a

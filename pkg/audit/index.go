@@ -100,6 +100,9 @@ type index struct {
 	custom map[GroupKind]bool
 	// boot says which kinds are installed before Flux, and how it is known.
 	boot *bootKinds
+	// postBuildBy names the release of a webhook that gives every
+	// Kustomization a postBuild (postBuildInjectors), "" for none.
+	postBuildBy string
 	// sources maps an OCIRepository or HelmChart to its chart reference, a
 	// GitRepository to its URL ("Kind/namespace/name").
 	sources map[string]string
@@ -216,6 +219,7 @@ func newIndex(res *render.Result, cfg *Config, boot *Bootstrap, cat *catalog.Cat
 	ix.resolveCharts()
 	ix.addUnrendered()
 	ix.boot = ix.bootstrapKinds(boot)
+	ix.postBuildBy = ix.postBuildInjector(boot)
 	ix.operatorBootstrap() // a FluxInstance the render syncs from (operator.go)
 	ix.gates = ix.crdGates()
 	return ix

@@ -30,7 +30,7 @@ func (ix *index) literalTokens(ks tiers.ID, manifests []render.Manifest) []Hazar
 	if !ok {
 		return nil
 	}
-	if _, declared, _ := unstructured.NestedFieldNoCopy(def.Object.Object, "spec", "postBuild"); declared {
+	if _, declared, _ := unstructured.NestedFieldNoCopy(def.Object.Object, "spec", "postBuild"); declared || ix.postBuildBy != "" {
 		return nil
 	}
 	var hazards []Hazard
@@ -155,4 +155,43 @@ func collectTokens(v any, names map[string]bool) {
 			collectTokens(child, names)
 		}
 	}
+}
+
+// postBuildInjectors are the charts of mutating webhooks that give every
+// Kustomization a spec.postBuild as it is created, so that no Kustomization
+// goes without one: xunholy/fluxcd-kustomize-mutating-webhook ("it
+// dynamically injects substitution variables into the Kustomization
+// resource", from its cluster-config ConfigMap; README), which
+// xunholy/k8s-gitops installs before Flux.
+var postBuildInjectors = []string{"kustomize-mutating-webhook"}
+
+// postBuildInjector names the HelmRelease or bootstrap release whose chart
+// is one of postBuildInjectors, "" when there is none.
+func (ix *index) postBuildInjector(boot *Bootstrap) string {
+	for _, nn := range sortedReleases(ix.releases) {
+		for _, p := range ix.releases[nn] {
+			if p.release != nil && isPostBuildInjector(p.release.chart) {
+				return "HelmRelease/" + nn.String()
+			}
+		}
+	}
+	if boot != nil {
+		for _, r := range boot.Releases {
+			if isPostBuildInjector(r.Chart) {
+				return fmt.Sprintf("%s release %s", r.File, r.Name)
+			}
+		}
+	}
+	return ""
+}
+
+// isPostBuildInjector reports whether chart, a reference as written (a
+// name, repo/name, an OCI URL), names a chart of postBuildInjectors by
+// its last path segment.
+func isPostBuildInjector(chart string) bool {
+	chart = strings.TrimSuffix(chart, "/")
+	if i := strings.LastIndex(chart, "/"); i >= 0 {
+		chart = chart[i+1:]
+	}
+	return slices.Contains(postBuildInjectors, chart)
 }

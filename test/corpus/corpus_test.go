@@ -27,125 +27,6 @@ func corpusDir() string {
 	return filepath.Join("..", "..", "..", "shared", "corpus")
 }
 
-// deadlocks are the errors audit reports on the corpus, each a cold-start
-// deadlock checked by reading the repository: "dir path" to
-// "CODE Kind.group Kustomization" lines.
-//
-// budimanjojo/home-cluster installs only Cilium before Flux (talos/cni,
-// which the snapshot leaves out; audit knows it as the CNI). Four of its
-// Kustomizations apply a chart's HelmRelease together with objects of the
-// kinds that chart installs, in one pass: the dry-run of that pass fails on
-// the unknown kinds, so the HelmRelease is never applied and the CRDs never
-// appear. cert-manager (crds.enabled: true) with its ClusterIssuers and
-// Certificates; envoy-gateway (gateway-helm, CRDs in its crds sub-chart)
-// with the GatewayClass (in the earlier *Class stage), Gateways, an
-// HTTPRoute and the Envoy Gateway policies; grafana (grafana-operator) with
-// a GrafanaDashboard; kube-prometheus-stack with an AlertmanagerConfig and
-// ScrapeConfigs. No other Kustomization and no bootstrap file provides
-// those CRDs. And one Kustomization removed: cluster-apps (path
-// ./cluster/apps, no kustomization.yaml there, so every namespace folder's
-// kustomization.yaml) applies 25 ExternalSecrets, brought into each
-// namespace by the components envsubst (cluster-vars) and alerts
-// (github-status-token), in the same apply stage as the Kustomizations it
-// creates, among them external-secrets/external-secrets, whose HelmRelease's
-// chart is the only origin of the ExternalSecret CRD. The dry-run of that
-// stage fails, so no child Kustomization is ever created: nothing of the
-// cluster but its Namespaces is applied. talos/ (out of the snapshot)
-// installs Cilium and kubelet-csr-approver only, cluster/bootstrap Flux.
-// Under that root deadlock, cycles (ORIGIN_CYCLE): volsync-system/volsync
-// applies a PrometheusRule, whose CRD only kube-prometheus-stack's chart
-// installs, and kube-prometheus-stack dependsOn rook-ceph-cluster, which
-// dependsOn volsync: neither ever turns Ready. And external-secrets applies
-// a GrafanaDashboard (grafana-operator's chart, in grafana) in the apply
-// stage of its HelmRelease, while grafana applies an ExternalSecret
-// (external-secrets' chart) in the stage of its own: each dry-run fails on
-// the other's kind, so neither HelmRelease is ever applied, whatever
-// dependsOn there is or is not (grafana's own GrafanaDashboard, in the
-// same pass, is a deadlock of its own besides).
-//
-// xunholy/k8s-gitops builds its Kustomizations from ExternalArtifacts,
-// which render reads once it follows ArtifactGenerators (until then they
-// are not audited, and the test expects only the errors of the
-// Kustomizations that are). Its bootstrap helmfile installs the Flux
-// Operator and cert-manager only. envoy-gateway (gateway-helm, Gateway API
-// and Envoy Gateway CRDs in its crds sub-chart) applies its GatewayClass,
-// Gateways, an HTTPRoute, EnvoyProxies and policies in the same pass as the
-// HelmRelease; kube-prometheus-stack its AlertmanagerConfig,
-// PrometheusRule and ScrapeConfigs. Nothing in the repository provides
-// those CRDs earlier. cluster (path ./apps/overlays/cluster-00) applies 16
-// ExternalSecrets (components/common/alerts/github, through each namespace
-// folder's kustomization.yaml) in the same apply stage as the
-// Kustomization external-secrets/external-secrets, whose chart alone
-// installs the ExternalSecret CRD: the same deadlock as budimanjojo's
-// cluster-apps. The bootstrap task creates the external-secrets Namespace,
-// not the CRD. Under that root deadlock, cycles (ORIGIN_CYCLE), each a
-// chain of Kustomizations whose HelmRelease is applied in the same stage
-// as an object of a kind another's chart installs, or that dependsOn one:
-// observability/grafana (grafana-operator, the only origin of the
-// GrafanaDashboard CRD) dependsOn network-system/cert-manager, which
-// applies a GrafanaDashboard; cert-manager dependsOn
-// external-secrets/onepassword and needs the ExternalSecret CRD of
-// external-secrets/external-secrets, which applies a GrafanaDashboard too;
-// kube-prometheus-stack dependsOn volsync-system/volsync, which applies a
-// PrometheusRule. cert-manager also applies a PrometheusRule, whose chart
-// (kube-prometheus-stack) applies GrafanaDashboards: grafana waits for
-// cert-manager, cert-manager for kube-prometheus-stack's HelmRelease, and
-// that for grafana's. kube-prometheus-stack applies HTTPRoutes (Envoy
-// Gateway's chart) and network-system/envoy-gateway a PodMonitor and a
-// ServiceMonitor (kube-prometheus-stack's): a pair, each HelmRelease in
-// the stage that fails on the other's kind. envoy-gateway applies
-// GrafanaDashboards too, so it waits for grafana, which waits (through
-// cert-manager and kube-prometheus-stack) for envoy-gateway; rook-ceph and
-// volsync apply GrafanaDashboards, and kube-prometheus-stack dependsOn
-// them (rook-ceph through rook-ceph-cluster). No dependsOn can order any
-// of them: the objects need moving. The monitoring.coreos.com and
-// gateway.networking.k8s.io
-// findings are deadlocks of the snapshot only: upstream, talos/ (left out)
-// applies the Gateway API and prometheus-operator CRDs as Talos
-// extraManifests before Flux.
-var deadlocks = map[string][]string{
-	"xunholy__k8s-gitops kubernetes/clusters/cluster-00": {
-		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org external-secrets/external-secrets",
-		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org network-system/cert-manager",
-		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org network-system/envoy-gateway",
-		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org observability/kube-prometheus-stack",
-		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org rook-ceph/rook-ceph",
-		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org volsync-system/volsync",
-		"ORIGIN_CYCLE HTTPRoute.gateway.networking.k8s.io observability/kube-prometheus-stack",
-		"ORIGIN_CYCLE PodMonitor.monitoring.coreos.com network-system/envoy-gateway",
-		"ORIGIN_CYCLE PrometheusRule.monitoring.coreos.com network-system/cert-manager",
-		"ORIGIN_CYCLE PrometheusRule.monitoring.coreos.com volsync-system/volsync",
-		"ORIGIN_CYCLE ServiceMonitor.monitoring.coreos.com network-system/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS BackendTrafficPolicy.gateway.envoyproxy.io network-system/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS ClientTrafficPolicy.gateway.envoyproxy.io network-system/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS EnvoyProxy.gateway.envoyproxy.io network-system/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS ExternalSecret.external-secrets.io flux-system/cluster",
-		"SECOND_ORDER_SAME_PASS Gateway.gateway.networking.k8s.io network-system/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS GatewayClass.gateway.networking.k8s.io network-system/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS HTTPRoute.gateway.networking.k8s.io network-system/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS AlertmanagerConfig.monitoring.coreos.com observability/kube-prometheus-stack",
-		"SECOND_ORDER_SAME_PASS PrometheusRule.monitoring.coreos.com observability/kube-prometheus-stack",
-		"SECOND_ORDER_SAME_PASS ScrapeConfig.monitoring.coreos.com observability/kube-prometheus-stack",
-	},
-	"budimanjojo__home-cluster cluster/base": {
-		"ORIGIN_CYCLE ExternalSecret.external-secrets.io observability/grafana",
-		"ORIGIN_CYCLE GrafanaDashboard.grafana.integreatly.org external-secrets/external-secrets",
-		"ORIGIN_CYCLE PrometheusRule.monitoring.coreos.com volsync-system/volsync",
-		"SECOND_ORDER_SAME_PASS Certificate.cert-manager.io cert-manager/cert-manager",
-		"SECOND_ORDER_SAME_PASS ClusterIssuer.cert-manager.io cert-manager/cert-manager",
-		"SECOND_ORDER_SAME_PASS BackendTrafficPolicy.gateway.envoyproxy.io network/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS ClientTrafficPolicy.gateway.envoyproxy.io network/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS EnvoyProxy.gateway.envoyproxy.io network/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS ExternalSecret.external-secrets.io flux-system/cluster-apps",
-		"SECOND_ORDER_SAME_PASS Gateway.gateway.networking.k8s.io network/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS GatewayClass.gateway.networking.k8s.io network/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS HTTPRoute.gateway.networking.k8s.io network/envoy-gateway",
-		"SECOND_ORDER_SAME_PASS GrafanaDashboard.grafana.integreatly.org observability/grafana",
-		"SECOND_ORDER_SAME_PASS AlertmanagerConfig.monitoring.coreos.com observability/kube-prometheus-stack",
-		"SECOND_ORDER_SAME_PASS ScrapeConfig.monitoring.coreos.com observability/kube-prometheus-stack",
-	},
-}
-
 // entry is one row of MANIFEST.md: a repository and its entry paths.
 type entry struct {
 	dir      string
@@ -203,7 +84,8 @@ var dangling = map[string][]string{
 //     orders every dependsOn edge, or exits 4 naming exactly the dangling
 //     edges above and orders the rest with --allow-missing;
 //   - audit reports no error that only an unknown origin causes, at most
-//     one finding per code and kind, and exactly the deadlocks named above;
+//     one finding per code and kind, and exactly the deadlocks of verdicts
+//     (verdicts_test.go);
 //   - audit exits 1 exactly when it reports an error.
 //
 // It fails, never skips, when CI is set and the corpus is missing.
@@ -243,14 +125,14 @@ func TestCorpus(t *testing.T) {
 				path := filepath.Join(dir, e.dir, p)
 				checkTiers(t, bin, path, root, dangling[name])
 				t.Run("picture", func(t *testing.T) { checkPicture(t, bin, path, root) })
-				checkAudit(t, bin, path, root, deadlocks[name])
+				checkAudit(t, bin, path, root, deadlocks(name))
 				checkSARIF(t, bin, path, root)
 			})
 		}
 	}
-	for name := range deadlocks {
+	for name := range verdicts {
 		if !seen[name] {
-			t.Errorf("deadlocks names %q, which MANIFEST.md does not list", name)
+			t.Errorf("verdicts names %q, which MANIFEST.md does not list", name)
 		}
 	}
 	for name := range dangling {

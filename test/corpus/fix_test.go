@@ -80,7 +80,7 @@ func checkFix(t *testing.T, bin, src string, e entry, p string) {
 	if len(left) > 0 {
 		t.Errorf("after --fix, MISSING_EDGE %q: every one is an edit --fix makes, or a MUTUAL_NEED", left)
 	}
-	checkAudit(t, bin, path, root, deadlocks[e.dir+" "+p]) // no error more, none less
+	checkAudit(t, bin, path, root, deadlocks(e.dir+" "+p)) // no error more, none less
 	checkTiers(t, bin, path, root, dangling[e.dir+" "+p])
 	onlyFixLines(t, src, copyDir)
 	appliesAsWritten(t, src, copyDir, root, diff)

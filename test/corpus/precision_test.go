@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -45,6 +46,7 @@ var fixtureRoots = map[string]map[string]string{
 		"crossplane/xrd-split":              "TestCrossplaneFromTheRepository",
 		"flux-operator":                     "TestFluxInstanceEntryPath",
 		"grafana-dashboards":                "TestLiteralTokensSkipGrafanaDashboards",
+		"hub-spoke-race":                    "TestAuditNamesTheSpoke",
 		"mutual-need/charts":                "TestMutualNeedFixtures",
 		"mutual-need/crds":                  "TestMutualNeedFixtures",
 		"onedr0p-cert-manager":              "TestOnedr0pCertManager",
@@ -54,6 +56,13 @@ var fixtureRoots = map[string]map[string]string{
 		"missing-edge":  "TestAuditGolden",
 		"unguarded":     "TestAuditGolden",
 	},
+}
+
+// fixturePaths are the entry paths of the fixtures whose entry is not
+// found by its layout (a directory under clusters/, or ending in
+// flux/cluster): they replace what findFixtures finds.
+var fixturePaths = map[string][]string{
+	"pkg/audit/testdata/hub-spoke-race": {"hub"}, // clusters/ holds the spokes' Kustomizations
 }
 
 // audited is what the table says of one audit.
@@ -331,6 +340,13 @@ func findFixtures(t *testing.T) []fixture {
 			if !found[repo] {
 				t.Errorf("fixtureRoots names %s/%s, which holds no clusters/ or flux/cluster", top, repo)
 			}
+		}
+	}
+	out = slices.DeleteFunc(out, func(f fixture) bool { return fixturePaths[f.root] != nil })
+	for root, paths := range fixturePaths {
+		top, repo := path.Split(root)
+		for _, p := range paths {
+			out = append(out, fixture{repo: path.Clean(top) + "/" + repo, root: root, path: p})
 		}
 	}
 	slices.SortFunc(out, func(a, b fixture) int {

@@ -152,4 +152,3 @@ func TestResumeRepairsASpokeDeadlockOnTheSpoke(t *testing.T) {
 		t.Errorf("StorageProfile/longhorn not applied on the spoke: %v", err)
 	}
 }
-

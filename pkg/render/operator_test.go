@@ -42,17 +42,8 @@ spec:
     path: clusters/c
 `
 
-// TestResourceSetNodes: steps order the nodes of a later step after those
-// of the earlier ones; a dependsOn on a HelmRelease is an edge only where
-// HelmReleases are nodes; a dependsOn without namespace is noted and kept,
-// to dangle; a ResourceSet the Operator would stall on fails alone, a node
-// still; inputsFrom is noted for each ResourceSet, naming its providers,
-// and the in-line inputs expanded (none: nothing, a node still); a
-// readyExpr without ready: true is noted.
-func TestResourceSetNodes(t *testing.T) {
-	root := writeTree(t, map[string]string{
-		"clusters/c/flux-system/instance.yaml": syncRoot,
-		"clusters/c/sets.yaml": `apiVersion: fluxcd.controlplane.io/v1
+// resourceSets is the ResourceSets TestResourceSetNodes renders.
+const resourceSets = `apiVersion: fluxcd.controlplane.io/v1
 kind: ResourceSet
 metadata: {name: staged, namespace: flux-system}
 spec:
@@ -96,7 +87,19 @@ apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata: {name: db, namespace: flux-system}
 spec: {interval: 1h, chart: {spec: {chart: db, sourceRef: {kind: HelmRepository, name: charts}}}}
-`,
+`
+
+// TestResourceSetNodes: steps order the nodes of a later step after those
+// of the earlier ones; a dependsOn on a HelmRelease is an edge only where
+// HelmReleases are nodes; a dependsOn without namespace is noted and kept,
+// to dangle; a ResourceSet the Operator would stall on fails alone, a node
+// still; inputsFrom is noted for each ResourceSet, naming its providers,
+// and the in-line inputs expanded (none: nothing, a node still); a
+// readyExpr without ready: true is noted.
+func TestResourceSetNodes(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"clusters/c/flux-system/instance.yaml": syncRoot,
+		"clusters/c/sets.yaml":                 resourceSets,
 	})
 	load := func(kinds ...string) *Result {
 		res, err := Load(context.Background(), Options{Path: filepath.Join(root, "clusters/c"), RepoRoot: root, Kinds: kinds})

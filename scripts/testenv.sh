@@ -18,6 +18,11 @@ ETCD_VERSION="${ETCD_VERSION:-v3.7.0}"
 KUSTOMIZE_CONTROLLER_VERSION="${KUSTOMIZE_CONTROLLER_VERSION:-v1.9.6}"
 SOURCE_CONTROLLER_VERSION="${SOURCE_CONTROLLER_VERSION:-v1.9.6}"
 HELM_CONTROLLER_VERSION="${HELM_CONTROLLER_VERSION:-v1.5.5}"
+# The Flux Operator (ResourceSets) is built into a directory of its own beside
+# ASSETS, keyed by its version alone, so that adding it rebuilt nothing else.
+# v0.58.0 is the newest release whose go.mod a Go 1.26 toolchain takes
+# (v0.59.0 needs Go 1.27).
+FLUX_OPERATOR_VERSION="${FLUX_OPERATOR_VERSION:-v0.58.0}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HELM_CONTROLLER_SRC="${HELM_CONTROLLER_SRC:-$ROOT/../shared/helm-controller/$HELM_CONTROLLER_VERSION}"
 # Extra kustomize-controller releases to build beside the default one (space separated).
@@ -29,6 +34,7 @@ CACHE="${STANDUP_TESTENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/standup-testenv}
 # one) seeds the new directory, so nothing already built is built again.
 BASE="$CACHE/assets/k8s-${KUBERNETES_VERSION}_etcd-${ETCD_VERSION}_kc-${KUSTOMIZE_CONTROLLER_VERSION}"
 ASSETS="${BASE}_hc-${HELM_CONTROLLER_VERSION}"
+OPERATOR_ASSETS="$CACHE/assets/flux-operator-${FLUX_OPERATOR_VERSION}"
 WORK="$CACHE/work"
 export GOFLAGS="${GOFLAGS:--buildvcs=false}"
 export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
@@ -46,7 +52,7 @@ run_step() { # run_step NAME LOGFILE CMD...
   log "$step done in $((SECONDS - t0))s"
 }
 
-mkdir -p "$ASSETS" "$WORK"
+mkdir -p "$ASSETS" "$OPERATOR_ASSETS" "$WORK"
 
 build_kube_apiserver() {
   local dir="$WORK/kube-apiserver-$KUBERNETES_VERSION" minor
@@ -163,6 +169,50 @@ GOMOD
   )
 }
 
+# build_flux_operator OUT builds the Flux Operator's manager (cmd/operator)
+# at $FLUX_OPERATOR_VERSION from a copy of its module, as the proxy serves
+# it. Two things stand in for what the module zip lacks or the proxy
+# refuses:
+# - web/dist, the web UI's bundle that npm builds and web/embed.go embeds,
+#   is not in the module: a placeholder page takes its place (the test
+#   world runs the operator with --web-server-port=0);
+# - v0.58.0 requires go-containerregistry's pkg/authn/kubernetes at a
+#   pseudo-version some proxies refuse; their latest served one (the same
+#   package, a few months older) builds the same operator.
+# v0.58.0 is the newest release whose go.mod (go 1.26.0) a Go 1.26 toolchain
+# takes; v0.59.0 needs Go 1.27.
+build_flux_operator() {
+  local out="$1" module="github.com/controlplaneio-fluxcd/flux-operator" src authn
+  local dir="$WORK/flux-operator-src-$FLUX_OPERATOR_VERSION"
+  authn="github.com/google/go-containerregistry/pkg/authn/kubernetes"
+  src=$(go mod download -json "$module@$FLUX_OPERATOR_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+  rm -rf "$dir"
+  cp -r "$src" "$dir"
+  chmod -R u+w "$dir"
+  (
+    cd "$dir"
+    mkdir -p web/dist
+    printf '<!doctype html><title>flux-operator</title>\n' > web/dist/index.html
+    local want
+    want=$(awk -v m="$authn" '$1 == m {print $2; exit}' go.mod)
+    if [ -n "$want" ] && ! go mod download "$authn@$want" >/dev/null 2>&1; then
+      go mod edit -replace "$authn=$authn@v0.0.0-20260224031529-85f2bf5f7303"
+      go mod tidy
+    fi
+    go build -o "$out" ./cmd/operator
+  )
+}
+
+# copy_flux_operator_crds: ResourceSet, ResourceSetInputProvider,
+# FluxInstance and FluxReport, from the module's config/crd/bases.
+copy_flux_operator_crds() {
+  local src
+  src=$(go mod download -json "github.com/controlplaneio-fluxcd/flux-operator@$FLUX_OPERATOR_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+  mkdir -p "$OPERATOR_ASSETS/crds"
+  cp "$src"/config/crd/bases/*.yaml "$OPERATOR_ASSETS/crds/"
+  chmod -R u+w "$OPERATOR_ASSETS/crds"
+}
+
 # copy_helm_crds: the HelmRelease CRD and source-controller's HelmChart and
 # HelmRepository CRDs, apart from crds/ so that only worlds running
 # helm-controller serve them (ExternalArtifact is in crds/ already).
@@ -217,7 +267,10 @@ done
 [ -x "$ASSETS/helm-controller" ] || run_step "build helm-controller $HELM_CONTROLLER_VERSION" "$WORK/hc.log" \
   build_helm_controller "$ASSETS/helm-controller"
 [ -f "$ASSETS/crds-helm/helm.toolkit.fluxcd.io_helmreleases.yaml" ] || run_step "copy HelmRelease CRDs" "$WORK/crds-helm.log" copy_helm_crds
+[ -x "$OPERATOR_ASSETS/flux-operator" ] || run_step "build flux-operator $FLUX_OPERATOR_VERSION" "$WORK/flux-operator.log" \
+  build_flux_operator "$OPERATOR_ASSETS/flux-operator"
+[ -f "$OPERATOR_ASSETS/crds/fluxcd.controlplane.io_resourcesets.yaml" ] || run_step "copy Flux Operator CRDs" "$WORK/flux-operator-crds.log" copy_flux_operator_crds
 [ -x "$ASSETS/kube-apiserver" ] || run_step "build kube-apiserver $KUBERNETES_VERSION" "$WORK/kube-apiserver.log" build_kube_apiserver
 trap - ERR
-log "assets ready: $ASSETS ($(du -sh "$ASSETS" | cut -f1))"
+log "assets ready: $ASSETS ($(du -sh "$ASSETS" | cut -f1)), $OPERATOR_ASSETS ($(du -sh "$OPERATOR_ASSETS" | cut -f1))"
 echo "$ASSETS"

@@ -50,7 +50,7 @@ func resumeCommand(streams Streams, prog string) *cli.Command {
 			&cli.StringFlag{Name: "path", TakesFile: true, Destination: &o.Path, Usage: "the `DIR` of the git checkout the cluster reconciles (e.g. clusters/prod): standup renders it to see which Kustomizations wait on workloads, and hands a busy kustomize-controller their dependency chains first"},
 			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &o.RepoRoot, Usage: "with --path: repository root `DIR` that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "additive-cel-dependency-check", Destination: &o.AdditiveCEL, Usage: "match a kustomize-controller running with the AdditiveCELDependencyCheck feature gate: readyExpr adds to the built-in check"},
-			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization, flux.KindHelmRelease), Usage: "`KINDS` to walk: ks (Kustomization), hr (HelmRelease), in any case"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &o.Kinds, Value: cli.NewStringSlice(flux.KindKustomization, flux.KindHelmRelease), Usage: "`KINDS` to walk: ks (Kustomization), hr (HelmRelease), rset (the Flux Operator's ResourceSet), in any case"},
 			&cli.StringSliceFlag{Name: "from", Destination: &o.From, Usage: "start at these nodes (`NAME` or NAMESPACE/NAME); their ancestors must be ready but are not touched"},
 			&cli.StringSliceFlag{Name: "only", Destination: &o.Only, Usage: "walk only these nodes (`NAME` or NAMESPACE/NAME) and their ancestors"},
 			&cli.StringSliceFlag{Name: "exclude", Destination: &o.Exclude, Usage: "leave these nodes (`NAME` or NAMESPACE/NAME) out"},

@@ -75,11 +75,15 @@ func resumeNames(args []string) ([]string, error) {
 }
 
 // fluxKindWord is the short word flux's CLI takes for kind ("ks" for a
-// Kustomization, "hr" for a HelmRelease), as `resume ks NAME` accepts it:
+// Kustomization, "hr" for a HelmRelease, and the Flux Operator's "rset" for
+// a ResourceSet), as `resume ks NAME` accepts it:
 // a refusal quotes the word the user would type.
 func fluxKindWord(kind string) string {
-	if kind == flux.KindHelmRelease {
+	switch kind {
+	case flux.KindHelmRelease:
 		return "hr"
+	case flux.KindResourceSet:
+		return "rset"
 	}
 	return "ks"
 }

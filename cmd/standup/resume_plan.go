@@ -32,8 +32,9 @@ func listWalked(ctx context.Context, cl *cluster, kinds []string, explicit bool,
 		}
 		objs = ks
 	}
-	if !slices.Contains(kinds, flux.KindHelmRelease) {
-		return objs, kinds, nil
+	objs, kinds, err := listResourceSets(ctx, cl, objs, kinds, streams)
+	if err != nil || !slices.Contains(kinds, flux.KindHelmRelease) {
+		return objs, kinds, err
 	}
 	hrs, err := flux.ListHelmReleases(ctx, cl.Client, "")
 	switch {
@@ -45,6 +46,23 @@ func listWalked(ctx context.Context, cl *cluster, kinds []string, explicit bool,
 		return nil, nil, err
 	}
 	return append(objs, hrs...), kinds, nil
+}
+
+// listResourceSets adds the ResourceSets to objs when kinds asks for them
+// (--kinds rset). A cluster without the Flux Operator's API has none yet:
+// the walk watches for it to appear, as for HelmReleases, and stderr says so.
+func listResourceSets(ctx context.Context, cl *cluster, objs []flux.Object, kinds []string, streams Streams) ([]flux.Object, []string, error) {
+	if !slices.Contains(kinds, flux.KindResourceSet) {
+		return objs, kinds, nil
+	}
+	sets, err := flux.ListResourceSets(ctx, cl.Client, "")
+	switch {
+	case errors.Is(err, flux.ErrOperatorNotInstalled):
+		fmt.Fprintf(streams.Err, "warning: %v: no ResourceSets yet\n", err)
+	case err != nil:
+		return nil, nil, err
+	}
+	return append(objs, sets...), kinds, nil
 }
 
 // checkSelection refuses --only, --from and --exclude names (and resume's

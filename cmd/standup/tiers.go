@@ -36,7 +36,7 @@ func tiersCommand(streams Streams, prog string) *cli.Command {
 			&cli.StringFlag{Name: "repo-root", TakesFile: true, Destination: &opts.RepoRoot, Usage: "repository root `DIR` that spec.path is relative to (default: nearest ancestor with .git or standup.yaml)"},
 			&cli.BoolFlag{Name: "allow-missing", Destination: &opts.AllowMissing, Usage: "treat dependencies on absent objects as external, with a warning"},
 			&cli.BoolFlag{Name: "no-headers", Destination: &opts.NoHeaders, Usage: "text: leave out the header row"},
-			&cli.StringSliceFlag{Name: "kinds", Destination: &opts.Kinds, Value: cli.NewStringSlice(flux.KindKustomization, flux.KindHelmRelease), Usage: "Flux kinds to graph, the ones resume walks: ks (Kustomization), hr (HelmRelease), in any case"},
+			&cli.StringSliceFlag{Name: "kinds", Destination: &opts.Kinds, Value: cli.NewStringSlice(flux.KindKustomization, flux.KindHelmRelease), Usage: "Flux kinds to graph, the ones resume walks: ks (Kustomization), hr (HelmRelease), rset (the Flux Operator's ResourceSet), in any case"},
 		},
 		Action: func(c *cli.Context) error {
 			opts.KindsSet = c.IsSet("kinds")

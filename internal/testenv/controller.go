@@ -28,6 +28,11 @@ type Controller struct {
 	// TempDir, when set, holds the controller's TMPDIR instead of Dir (see
 	// Options.ControllerTempDir).
 	TempDir string
+	// Env is added to the controller's environment.
+	Env []string
+	// NoWatchFlag leaves out --watch-all-namespaces, which the Flux
+	// Operator does not take (it watches every namespace).
+	NoWatchFlag bool
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -70,19 +75,21 @@ func (c *Controller) Start(ctx context.Context) (err error) {
 		return fmt.Errorf("%s: %w", c.name(), err)
 	}
 	health := fmt.Sprintf("127.0.0.1:%d", ports[1])
-	args := append([]string{
-		"--enable-leader-election=false",
-		"--watch-all-namespaces=true",
+	args := []string{"--enable-leader-election=false"}
+	if !c.NoWatchFlag {
+		args = append(args, "--watch-all-namespaces=true")
+	}
+	args = append(append(args,
 		fmt.Sprintf("--metrics-addr=127.0.0.1:%d", ports[0]),
-		"--health-addr=" + health,
+		"--health-addr="+health,
 		"--log-encoding=json",
-	}, c.Args...)
+	), c.Args...)
 	logFile, err := os.OpenFile(c.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.name(), err)
 	}
 	cmd := exec.Command(c.Binary, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig, "TMPDIR="+tmp, "RUNTIME_NAMESPACE=flux-system")
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+c.Kubeconfig, "TMPDIR="+tmp, "RUNTIME_NAMESPACE=flux-system"), c.Env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

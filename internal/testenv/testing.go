@@ -35,6 +35,9 @@ func New(tb testing.TB, opts Options) *World {
 		if tb.Failed() && w.HelmController != nil {
 			tb.Logf("helm-controller log (last 60 lines):\n%s", tail(w.HelmController.Log(), 60))
 		}
+		if tb.Failed() && w.FluxOperator != nil {
+			tb.Logf("flux-operator log (last 60 lines):\n%s", tail(w.FluxOperator.Log(), 60))
+		}
 		w.Stop()
 	})
 	return w

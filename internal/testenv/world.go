@@ -65,18 +65,27 @@ type Options struct {
 	Helm bool
 	// HelmControllerArgs are extra flags for helm-controller.
 	HelmControllerArgs []string
+	// FluxOperator makes it a world of the Flux Operator too: the API
+	// server serves its CRDs (ResourceSet, ResourceSetInputProvider,
+	// FluxInstance, FluxReport), and the operator, built by
+	// scripts/testenv.sh beside the other assets (FluxOperatorAssetsDir),
+	// runs beside kustomize-controller (unless NoController). Only Start
+	// and New start it; a Shared world does not.
+	FluxOperator bool
+	// FluxOperatorArgs are extra flags for the Flux Operator.
+	FluxOperatorArgs []string
 }
 
 // controlPlane is opts without the controllers: what a Pool's worlds of
 // the same control plane share, whichever controllers each test runs.
 func (opts Options) controlPlane() Options {
 	return Options{NoController: true, APIAudit: opts.APIAudit, APIServerFlags: slices.Clone(opts.APIServerFlags), Helm: opts.Helm,
-		PriorityAndFairness: opts.PriorityAndFairness}
+		PriorityAndFairness: opts.PriorityAndFairness, FluxOperator: opts.FluxOperator}
 }
 
 // planeKey names opts' control plane for Pool.
 func (opts Options) planeKey() string {
-	return fmt.Sprintf("audit=%v flags=%q helm=%v apf=%v", opts.APIAudit, opts.APIServerFlags, opts.Helm, opts.PriorityAndFairness)
+	return fmt.Sprintf("audit=%v flags=%q helm=%v apf=%v operator=%v", opts.APIAudit, opts.APIServerFlags, opts.Helm, opts.PriorityAndFairness, opts.FluxOperator)
 }
 
 // World is one running test world. Every World has its own temporary
@@ -93,6 +102,8 @@ type World struct {
 	Controller *Controller
 	// HelmController runs in worlds of Options.Helm (nil otherwise).
 	HelmController *Controller
+	// FluxOperator runs in worlds of Options.FluxOperator (nil otherwise).
+	FluxOperator *Controller
 
 	// StartupTime is how long the control plane took to start.
 	StartupTime time.Duration
@@ -182,6 +193,14 @@ func start(ctx context.Context, opts Options) (_ *World, err error) {
 			return nil, err
 		}
 	}
+	if opts.FluxOperator {
+		if w.FluxOperator, err = w.newFluxOperator(opts); err != nil {
+			return nil, err
+		}
+		if err := w.FluxOperator.Start(ctx); err != nil {
+			return nil, fmt.Errorf("%w (log: %s)", err, tail(w.FluxOperator.Log(), 20))
+		}
+	}
 	return w, nil
 }
 
@@ -209,6 +228,13 @@ func (w *World) startControlPlane(opts Options) error {
 			return err
 		}
 		crdDirs = append(crdDirs, filepath.Join(w.Assets, helmCRDsDir))
+	}
+	if opts.FluxOperator {
+		dir, err := w.fluxOperatorCRDs()
+		if err != nil {
+			return err
+		}
+		crdDirs = append(crdDirs, dir)
 	}
 	w.Env = &envtest.Environment{
 		BinaryAssetsDirectory:    w.Assets,
@@ -287,6 +313,9 @@ func (w *World) Stop() {
 	}
 	if w.HelmController != nil {
 		w.HelmController.Stop()
+	}
+	if w.FluxOperator != nil {
+		w.FluxOperator.Stop()
 	}
 	if w.Artifacts != nil {
 		w.Artifacts.Close()

@@ -7,7 +7,7 @@ import (
 )
 
 // LinkApplied sets the AppliedBy of each object of objs that has none to
-// the Kustomization of objs whose inventory lists it (NodesInInventory),
+// the Kustomization or ResourceSet of objs whose inventory lists it (NodesInInventory),
 // the first by ID when two do. kustomize-controller's owner labels, read
 // when the object was listed, are left as they are: they say the same,
 // and the inventory speaks for an object that lost its labels. A
@@ -15,7 +15,7 @@ import (
 func LinkApplied(objs []Object) {
 	var appliers []*Object
 	for i := range objs {
-		if objs[i].ID.Kind == KindKustomization && len(objs[i].Inventory) > 0 {
+		if (objs[i].ID.Kind == KindKustomization || objs[i].ID.Kind == KindResourceSet) && len(objs[i].Inventory) > 0 {
 			appliers = append(appliers, &objs[i])
 		}
 	}

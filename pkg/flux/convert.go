@@ -24,7 +24,9 @@ func KustomizationSource(ks *kustomizev1.Kustomization) tiers.ID {
 
 // FromKustomization converts a typed Kustomization into an Object. It resolves
 // dependsOn namespaces (defaulting to the dependent's own) and the sourceRef
-// namespace the same way kustomize-controller does.
+// namespace the same way kustomize-controller does, and the object that
+// applied it from its owner labels (kustomize-controller's or the Flux
+// Operator's, appliedByLabels).
 func FromKustomization(ks *kustomizev1.Kustomization) Object {
 	id := tiers.ID{Kind: KindKustomization, Namespace: ks.Namespace, Name: ks.Name}
 	obj := Object{
@@ -58,6 +60,7 @@ func FromKustomization(ks *kustomizev1.Kustomization) Object {
 	} else if kc != nil && kc.ConfigMapRef != nil {
 		obj.KubeConfigMap = kc.ConfigMapRef.Name
 	}
+	obj.AppliedBy = appliedByLabels(ks.GetLabels())
 	if c := apimeta.FindStatusCondition(ks.Status.Conditions, meta.ReadyCondition); c != nil {
 		obj.Ready = &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
 	}

@@ -21,4 +21,11 @@
 // artifact revision (SourceRevisions, every source of a set of objects once), and RequestReconcile asks a Kustomization or a
 // HelmRelease for a reconcile with the one merge patch `flux reconcile` and
 // `flux resume` send.
+//
+// resourceset.go reads the Flux Operator's ResourceSets live
+// (ListResourceSets, FromResourceSet): nodes of the graph (kind word rset)
+// whose dependsOn on Flux objects are edges and on any other object
+// Requirements, the appliers of what their inventory lists and of the
+// objects carrying the Operator's owner labels; RequestReconcile asks
+// them with the same annotation, which the Operator honours.
 package flux

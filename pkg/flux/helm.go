@@ -49,7 +49,8 @@ const defaultHelmTimeout = 5 * time.Minute
 // FromHelmRelease reads a HelmRelease from its unstructured form: dependsOn
 // (namespaces default to the HelmRelease's own), suspend, the chart's
 // source, and what the walk needs of a live one: the Kustomization that
-// applied it (kustomize-controller's owner labels), generation, Ready and
+// applied it (kustomize-controller's owner labels, or the Flux Operator's
+// for a ResourceSet), generation, Ready and
 // Stalled, Reconciling, status.lastAttemptedRevision (as LastAppliedRevision: the chart
 // version helm-controller last attempted, which Ready=True says succeeded),
 // the chart artifact it came from (Chart), the reconcile request and its
@@ -91,10 +92,7 @@ func FromHelmRelease(u *unstructured.Unstructured) (Object, error) {
 			obj.Timeout = d
 		}
 	}
-	labels := u.GetLabels()
-	if name := labels[kustomizationNameLabel]; name != "" {
-		obj.AppliedBy = &tiers.ID{Kind: KindKustomization, Namespace: labels[kustomizationNamespaceLabel], Name: name}
-	}
+	obj.AppliedBy = appliedByLabels(u.GetLabels())
 	obj.Generation = u.GetGeneration()
 	obj.RequestedAt = u.GetAnnotations()[ReconcileRequestAnnotation]
 	readHelmStatus(u, &obj)

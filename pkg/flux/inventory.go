@@ -101,7 +101,7 @@ func KustomizationsInInventory(ids []string) []tiers.ID {
 	return out
 }
 
-// NodesInInventory returns the Kustomizations and HelmReleases listed in
+// NodesInInventory returns the Kustomizations, HelmReleases and ResourceSets listed in
 // the inventory entry ids, in inventory order. Ids that do not parse are
 // skipped, as in CRDsInInventory.
 func NodesInInventory(ids []string) []tiers.ID {
@@ -111,7 +111,8 @@ func NodesInInventory(ids []string) []tiers.ID {
 		if err != nil {
 			continue
 		}
-		if (e.Group == KustomizeGroup && e.Kind == KindKustomization) || (e.Group == HelmGroup && e.Kind == KindHelmRelease) {
+		if (e.Group == KustomizeGroup && e.Kind == KindKustomization) || (e.Group == HelmGroup && e.Kind == KindHelmRelease) ||
+			(e.Group == OperatorGroup && e.Kind == KindResourceSet) {
 			out = append(out, tiers.ID{Kind: e.Kind, Namespace: e.Namespace, Name: e.Name})
 		}
 	}

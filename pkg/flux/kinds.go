@@ -17,15 +17,23 @@ var kindWords = map[string]string{
 	"hr":             KindHelmRelease,
 	"helmrelease":    KindHelmRelease,
 	"helmreleases":   KindHelmRelease,
+	"rset":           KindResourceSet,
+	"resourceset":    KindResourceSet,
+	"resourcesets":   KindResourceSet,
 }
 
+// kindOrder orders the kinds in KindWords.
+var kindOrder = map[string]int{KindKustomization: 0, KindHelmRelease: 1, KindResourceSet: 2}
+
 // KindWords returns every word ParseKind takes, in lower case: for each
-// kind its flux short name, the kind and its plural, Kustomization's first.
+// kind its short name (flux's ks and hr, the Operator's CRD's rset), the
+// kind and its plural: Kustomization's first, then HelmRelease's, then
+// ResourceSet's.
 func KindWords() []string {
 	words := slices.Collect(maps.Keys(kindWords))
 	slices.SortFunc(words, func(a, b string) int {
 		return cmp.Or(
-			cmp.Compare(kindWords[b], kindWords[a]), // Kustomization before HelmRelease
+			cmp.Compare(kindOrder[kindWords[a]], kindOrder[kindWords[b]]),
 			cmp.Compare(len(a), len(b)),
 			strings.Compare(a, b))
 	})
@@ -34,7 +42,8 @@ func KindWords() []string {
 
 // ParseKind returns the kind a user means by word: Kustomization for ks,
 // kustomization or kustomizations, HelmRelease for hr, helmrelease or
-// helmreleases, in any case. It returns false for any other word.
+// helmreleases, ResourceSet for rset, resourceset or resourcesets, in any
+// case. It returns false for any other word.
 func ParseKind(word string) (string, bool) {
 	kind, ok := kindWords[strings.ToLower(strings.TrimSpace(word))]
 	return kind, ok
@@ -47,7 +56,7 @@ func ParseKinds(words []string) ([]string, error) {
 	for _, w := range words {
 		kind, ok := ParseKind(w)
 		if !ok {
-			return nil, fmt.Errorf("unknown kind %q (want Kustomization or ks, HelmRelease or hr)", w)
+			return nil, fmt.Errorf("unknown kind %q (want Kustomization or ks, HelmRelease or hr, ResourceSet or rset)", w)
 		}
 		if !slices.Contains(kinds, kind) {
 			kinds = append(kinds, kind)

@@ -18,6 +18,9 @@ func TestParseKinds(t *testing.T) {
 		{words: []string{"hr"}, want: []string{KindHelmRelease}},
 		{words: []string{"HR", "ks"}, want: []string{KindHelmRelease, KindKustomization}},
 		{words: []string{"helmrelease", "HelmReleases", "kustomization"}, want: []string{KindHelmRelease, KindKustomization}},
+		{words: []string{"rset"}, want: []string{KindResourceSet}},
+		{words: []string{"ks", "hr", "RSET", "ResourceSets"}, want: []string{KindKustomization, KindHelmRelease, KindResourceSet}},
+		{words: []string{"fluxinstance"}, wantErr: `unknown kind "fluxinstance" (want Kustomization or ks, HelmRelease or hr, ResourceSet or rset)`},
 		{words: []string{"ks", "gitrepository"}, wantErr: `unknown kind "gitrepository"`},
 		{words: []string{""}, wantErr: `unknown kind ""`},
 	}
@@ -38,9 +41,10 @@ func TestParseKinds(t *testing.T) {
 }
 
 // TestKindWords: KindWords lists every word ParseKind takes, each once,
-// Kustomization's first, the short name first.
+// Kustomization's first, then HelmRelease's, then ResourceSet's, the
+// short name first.
 func TestKindWords(t *testing.T) {
-	want := []string{"ks", "kustomization", "kustomizations", "hr", "helmrelease", "helmreleases"}
+	want := []string{"ks", "kustomization", "kustomizations", "hr", "helmrelease", "helmreleases", "rset", "resourceset", "resourcesets"}
 	if got := KindWords(); !slices.Equal(got, want) {
 		t.Errorf("KindWords() = %q, want %q", got, want)
 	}

@@ -65,9 +65,10 @@ func sourceResource(kind string) string {
 }
 
 // List lists the Flux objects of kinds (canonical, as ParseKinds returns
-// them) in namespace ("" for all): Kustomizations first, then HelmReleases.
-// A cluster without helm-controller lists no HelmReleases, and says so in a
-// warning rather than failing.
+// them) in namespace ("" for all): Kustomizations first, then
+// HelmReleases, then ResourceSets. A cluster without helm-controller lists
+// no HelmReleases, and one without the Flux Operator no ResourceSets, and
+// says so in a warning rather than failing.
 func List(ctx context.Context, c client.Reader, namespace string, kinds []string) (objs []Object, warnings []string, err error) {
 	if slices.Contains(kinds, KindKustomization) {
 		if objs, err = ListKustomizations(ctx, c, namespace); err != nil {
@@ -83,6 +84,16 @@ func List(ctx context.Context, c client.Reader, namespace string, kinds []string
 			return nil, nil, err
 		}
 		objs = append(objs, releases...)
+	}
+	if slices.Contains(kinds, KindResourceSet) {
+		sets, err := ListResourceSets(ctx, c, namespace)
+		switch {
+		case errors.Is(err, ErrOperatorNotInstalled):
+			warnings = append(warnings, err.Error()+": no ResourceSets listed")
+		case err != nil:
+			return nil, nil, err
+		}
+		objs = append(objs, sets...)
 	}
 	return objs, warnings, nil
 }

@@ -37,8 +37,20 @@ func ReconcilePatch(token string, unsuspend bool) []byte {
 // RequestReconcile asks Flux to reconcile the Kustomization or HelmRelease
 // id now, with ReconcilePatch, as `flux reconcile ks|hr` (and `flux resume`
 // when unsuspend is set) does: the request is handled when the object's
-// status.lastHandledReconcileAt equals token.
+// status.lastHandledReconcileAt equals token. A ResourceSet is asked the
+// same way, as `flux-operator reconcile|resume resourceset` asks it
+// (resourceSetReconcilePatch).
 func RequestReconcile(ctx context.Context, c client.Writer, id tiers.ID, token string, unsuspend bool) error {
+	if id.Kind == KindResourceSet {
+		rs := &unstructured.Unstructured{}
+		rs.SetGroupVersionKind(ResourceSetGVK)
+		rs.SetNamespace(id.Namespace)
+		rs.SetName(id.Name)
+		if err := c.Patch(ctx, rs, client.RawPatch(client.Merge.Type(), resourceSetReconcilePatch(token, unsuspend))); err != nil {
+			return fmt.Errorf("%s reconcile request failed: %w", id, kube.Explain(err, "patch", ResourceSetResource))
+		}
+		return nil
+	}
 	patch := client.RawPatch(client.Merge.Type(), ReconcilePatch(token, unsuspend))
 	if id.Kind == KindHelmRelease {
 		hr := &unstructured.Unstructured{}

@@ -13,8 +13,8 @@ type Condition struct {
 	Message string `json:"message,omitempty"`
 }
 
-// Object is what standup knows of one Flux object (a Kustomization or a
-// HelmRelease), whether read live from a cluster or rendered from a checkout.
+// Object is what standup knows of one Flux object (a Kustomization, a
+// HelmRelease, or a Flux Operator ResourceSet), whether read live from a cluster or rendered from a checkout.
 // Live-only fields are zero when the object was read offline.
 type Object struct {
 	tiers.Node
@@ -44,7 +44,11 @@ type Object struct {
 	// workload-identity form (a cloud provider's cluster, no Secret): o
 	// applies to a remote cluster standup cannot reach; KubeConfig is nil.
 	KubeConfigMap string `json:"kubeConfigMap,omitempty"`
-	// AppliedBy is the Kustomization whose build produced this object, if known.
+	// Requires are a ResourceSet's dependsOn entries on objects that are
+	// no nodes (CRDs, any other kind): the Operator holds it until they
+	// exist (and, with Ready, are ready).
+	Requires []Requirement `json:"requires,omitempty"`
+	// AppliedBy is the Kustomization (or ResourceSet) whose build produced this object, if known.
 	AppliedBy *tiers.ID `json:"appliedBy,omitempty"`
 	// File is the file the object was read from (offline only), relative to the repository root.
 	File string `json:"file,omitempty"`

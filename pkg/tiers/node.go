@@ -37,6 +37,10 @@ type Dependency struct {
 	// ReadyExpr is the entry's CEL readiness expression, if any. It does not
 	// change the graph: an entry with an expression is still an edge.
 	ReadyExpr string `json:"readyExpr,omitempty"`
+	// ExistsOnly is true for an entry that asks only that the object
+	// exist, not that it be ready (a Flux Operator ResourceSet's dependsOn
+	// without ready). It does not change the graph either.
+	ExistsOnly bool `json:"existsOnly,omitempty"`
 }
 
 // Node is one vertex of the dependency graph.

@@ -27,7 +27,8 @@ var crdsGVR = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedef
 // dependencies its nodes have elsewhere. It watches the kinds
 // Options.Kinds walks: HelmReleases from the moment the CRD watch shows
 // their API established (on a cold start, the root installs
-// helm-controller), and each source kind once a node references it.
+// helm-controller), ResourceSets likewise once theirs is (the Flux
+// Operator's), and each source kind once a node references it.
 type Loop struct {
 	Dynamic dynamic.Interface
 	Client  client.Client
@@ -116,6 +117,8 @@ func (l *Loop) Run(ctx context.Context) (Summary, error) {
 					}
 				case w.walks(flux.KindHelmRelease) && helmAPIServed(o):
 					err = l.watchKind(ctx, factory, box, cancel, watched, flux.HelmReleaseGVR)
+				case w.walks(flux.KindResourceSet) && resourceSetAPIServed(o):
+					err = l.watchKind(ctx, factory, box, cancel, watched, flux.ResourceSetGVR)
 				}
 				if err != nil {
 					if fatal := watchRefusal(ctx); fatal != nil {

@@ -154,6 +154,13 @@ func (l *Loop) observe(w *Walker, o observation) string {
 		}
 		l.rememberUID(hr.ID, o.obj.GetUID(), o.deleted)
 		return observeNode(w, hr, o.deleted)
+	case flux.ResourceSetGVR:
+		rs, err := flux.FromResourceSet(o.obj)
+		if err != nil {
+			return ""
+		}
+		l.rememberUID(rs.ID, o.obj.GetUID(), o.deleted)
+		return observeNode(w, rs, o.deleted)
 	case crdsGVR:
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.obj.Object, crd); err != nil {
@@ -191,8 +198,14 @@ func observeNode(w *Walker, obj flux.Object, deleted bool) string {
 }
 
 // helmAPIServed reports whether o shows the HelmRelease CRD established.
-func helmAPIServed(o observation) bool {
-	if o.gvr != crdsGVR || o.deleted || o.cluster != "" || o.obj.GetName() != flux.HelmReleaseResource {
+func helmAPIServed(o observation) bool { return apiServed(o, flux.HelmReleaseResource) }
+
+// resourceSetAPIServed reports whether o shows the ResourceSet CRD established.
+func resourceSetAPIServed(o observation) bool { return apiServed(o, flux.ResourceSetResource) }
+
+// apiServed reports whether o shows the CRD named crdName established.
+func apiServed(o observation, crdName string) bool {
+	if o.gvr != crdsGVR || o.deleted || o.cluster != "" || o.obj.GetName() != crdName {
 		return false
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}

@@ -29,6 +29,10 @@ import (
 //
 // A HelmRelease dependent is held to helm-controller v1.5's checkDependencies
 // instead, which has no revision gate: Ready=True at the observed generation.
+// So is a ResourceSet dependent, by the Flux Operator's checkDependencies:
+// its HealthCheckExpr for a ResourceSet dependency (Ready=True at the
+// generation), kstatus for a Kustomization or a HelmRelease (Current: the
+// same). A ResourceSet dependency has no source: it never shares one.
 //
 // A dependsOn entry with a readyExpr is evaluated by Flux with CEL instead of
 // this rule (unless its AdditiveCELDependencyCheck gate is on); this function
@@ -38,7 +42,7 @@ func ReadyForDependents(dep, dependent flux.Object, sourceRevision string) (bool
 	if !dep.ReadyAtGeneration() {
 		return false, fmt.Sprintf("dependency '%s' is not ready", name)
 	}
-	if dependent.ID.Kind == flux.KindHelmRelease {
+	if dependent.ID.Kind == flux.KindHelmRelease || dependent.ID.Kind == flux.KindResourceSet {
 		return true, ""
 	}
 	if dep.SourceRef == dependent.SourceRef {

@@ -154,6 +154,19 @@ func (w *Walker) ObserveCRD(name string, gk schema.GroupKind, ready bool) {
 	w.crdGK[gk] = ready
 	w.unsettle(tiers.ID{}, true, true)
 	w.touchBusy()
+	w.touchRequirers(name)
+}
+
+// touchRequirers steps again the ResourceSets whose dependsOn names the CRD
+// name (flux.Object.Requires): they wait on it before anything is asked.
+func (w *Walker) touchRequirers(name string) {
+	for id, obj := range w.objs {
+		for _, r := range obj.Requires {
+			if r.IsCRD() && r.Name == name {
+				w.touch(id)
+			}
+		}
+	}
 }
 
 // ForgetCRD records that a CRD was deleted.
@@ -163,6 +176,7 @@ func (w *Walker) ForgetCRD(name string, gk schema.GroupKind) {
 	delete(w.crdGK, gk)
 	w.unsettle(tiers.ID{}, true, true)
 	w.touchBusy()
+	w.touchRequirers(name)
 }
 
 // Done reports the result of an action the loop performed.

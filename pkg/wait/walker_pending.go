@@ -96,6 +96,9 @@ func (w *Walker) depsReady(obj flux.Object) (ready bool, why string, blocker *ti
 		if !ok {
 			return false, fmt.Sprintf("waiting for %s to appear", dep.ID), nil, true, nil
 		}
+		if dep.ExistsOnly {
+			continue // a ResourceSet's entry without ready: there is enough
+		}
 		if dep.ReadyExpr != "" {
 			ok, err := w.exprs.EvalReadyExpr(context.Background(), dep.ReadyExpr, obj.Raw, depObj.Raw)
 			var invalid *ReadyExprError
@@ -123,14 +126,44 @@ func (w *Walker) depsReady(obj flux.Object) (ready bool, why string, blocker *ti
 			return false, why, nil, false, nil
 		}
 	}
+	return w.requirementsMet(obj)
+}
+
+// requirementsMet is the Flux Operator's check of a ResourceSet's
+// dependsOn entries on objects that are no nodes, as far as the walk sees
+// them: a CRD must exist and, with ready, be Established (kstatus's
+// verdict on a CRD; a readyExpr on one is left to the Operator). Entries
+// on other kinds the walk does not watch: the Operator holds the
+// ResourceSet at DependencyNotReady until they are met, and the walk
+// waits on its Ready.
+func (w *Walker) requirementsMet(obj flux.Object) (ready bool, why string, blocker *tiers.ID, absent bool, exprErr error) {
+	for _, r := range obj.Requires {
+		if !r.IsCRD() {
+			continue
+		}
+		established, ok := w.crds[r.Name]
+		if !ok {
+			return false, fmt.Sprintf("waiting for %s to appear", r), nil, true, nil
+		}
+		if r.Ready && r.ReadyExpr == "" && !established {
+			return false, fmt.Sprintf("dependency %s not ready: not established", r), nil, false, nil
+		}
+	}
 	return true, "", nil, false, nil
 }
 
 // readySelf reports whether the node is ready at its own source's current
-// revision (a HelmRelease: at its chart's).
+// revision (a HelmRelease: at its chart's; a ResourceSet, which has no
+// source, at its generation).
 func (w *Walker) readySelf(obj flux.Object) bool {
-	if obj.ID.Kind == flux.KindHelmRelease {
+	switch obj.ID.Kind {
+	case flux.KindHelmRelease:
 		return HelmReleaseReady(obj, w.sources[obj.Chart])
+	case flux.KindResourceSet:
+		// No source: the Operator's own health check (HealthCheckExpr),
+		// Ready at the generation; a handled request (RequestHandled)
+		// says the Ready is this reconcile's.
+		return obj.ReadyAtGeneration()
 	}
 	ok, _ := ReadyForDependents(obj, obj, w.sources[obj.SourceRef])
 	return ok

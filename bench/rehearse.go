@@ -78,27 +78,52 @@ func Reaction(standup, bound time.Duration, hops int) time.Duration {
 }
 
 // FitDependencyCheck calibrates m.DependencyCheck, what a reconcile that
-// finds a dependency not Ready holds a worker for, on a measured run of
-// Flux tuned (whose many requeues make it count): the value in [0, 2 s] at
-// which the rehearsal of Flux tuned on s takes as long as measured, found
-// by bisection (the rehearsal's time grows with it). A run that did not
-// converge leaves m as it is.
-func FitDependencyCheck(s rehearse.Scenario, m rehearse.Model, tuned Measurement) rehearse.Model {
-	if !tuned.Converged || tuned.Elapsed <= 0 {
-		return m
+// finds a dependency not Ready holds a worker for, on the measured runs of
+// Flux alone and Flux tuned of one calibration run (whose many requeues
+// make it count): of the values in [0, 2 s], in steps of 10 ms, the one at
+// which the rehearsals of both take as long as measured, by the sum of
+// their relative errors; the smallest among equals. The rehearsal's time is
+// not monotonic in the check (a longer check staggers the requeues, and a
+// staggered requeue can find its dependency Ready a round earlier), so a
+// bisection on Flux tuned alone can land on a value that fits it and
+// predicts Flux alone a requeue round short: a grid over both cannot. A
+// contender that did not converge is left out; with neither, m is left as
+// it is.
+func FitDependencyCheck(s rehearse.Scenario, m rehearse.Model, alone, tuned Measurement) rehearse.Model {
+	cs := rehearse.Contenders(30*time.Second, 5*time.Second)
+	var fits []struct {
+		c rehearse.Contender
+		m Measurement
 	}
-	c := rehearse.Contenders(30*time.Second, 5*time.Second)[1]
-	lo, hi := time.Duration(0), 2*time.Second
-	for range 24 {
-		mid := (lo + hi) / 2
-		m.DependencyCheck = mid
-		if r := rehearse.Simulate(s, c, m); r.Converged && r.AllReady < tuned.Elapsed {
-			lo = mid
-		} else {
-			hi = mid
+	for i, ms := range []Measurement{alone, tuned} {
+		if ms.Converged && ms.Elapsed > 0 {
+			fits = append(fits, struct {
+				c rehearse.Contender
+				m Measurement
+			}{cs[i], ms})
 		}
 	}
-	m.DependencyCheck = (lo + hi) / 2
+	if len(fits) == 0 {
+		return m
+	}
+	best, bestErr := m.DependencyCheck, math.Inf(1)
+	for check := time.Duration(0); check <= 2*time.Second; check += 10 * time.Millisecond {
+		m.DependencyCheck = check
+		e := 0.0
+		for _, f := range fits {
+			r := rehearse.Simulate(s, f.c, m)
+			if !r.Converged {
+				e = math.Inf(1)
+				break
+			}
+			e += math.Abs(r.AllReady.Seconds()-f.m.Elapsed.Seconds()) / f.m.Elapsed.Seconds()
+		}
+		// 1e-9: the smallest check among equals, not a rounding's pick.
+		if e < bestErr-1e-9 {
+			best, bestErr = check, e
+		}
+	}
+	m.DependencyCheck = best
 	return m
 }
 

@@ -197,6 +197,12 @@ func start(ctx context.Context, opts Options) (_ *World, err error) {
 		if w.FluxOperator, err = w.newFluxOperator(opts); err != nil {
 			return nil, err
 		}
+		// The operator keeps its entitlement Secret in its runtime
+		// namespace (RUNTIME_NAMESPACE, flux-system) and exits at start
+		// when that namespace is missing.
+		if err := w.CreateNamespace(ctx, "flux-system"); err != nil {
+			return nil, fmt.Errorf("flux-operator: %w", err)
+		}
 		if err := w.FluxOperator.Start(ctx); err != nil {
 			return nil, fmt.Errorf("%w (log: %s)", err, tail(w.FluxOperator.Log(), 20))
 		}

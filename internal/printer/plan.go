@@ -123,8 +123,16 @@ func planVerb(s wait.PlanStep) string {
 
 // writePlanDeadlock says what the node is stuck on, what the walk would
 // create for it and how it would prove the deadlock first.
+// A spoke's deadlock names the spoke (its kubeConfig Secret) where the
+// kinds are missing and on each CRD it would create, so the operator sees
+// which cluster the dry run would write to.
 func writePlanDeadlock(b *strings.Builder, d *wait.PlanDeadlock) {
-	fmt.Fprintf(b, "      ! cold-start deadlock: its server-side dry-run fails on %s, which the cluster does not serve\n", planKinds(d.Diagnosis.Missing))
+	where, on := "the cluster", ""
+	if d.Spoke != "" {
+		on = planSpoke(d.Spoke)
+		where = strings.TrimPrefix(on, " on ")
+	}
+	fmt.Fprintf(b, "      ! cold-start deadlock: its server-side dry-run fails on %s, which %s does not serve\n", planKinds(d.Diagnosis.Missing), where)
 	switch {
 	case !d.Remediate && d.Resolvable:
 		b.WriteString("      the walk would prove it and report it, creating nothing (--no-remediate, or no CRD bundle): exit 3\n")
@@ -136,10 +144,21 @@ func writePlanDeadlock(b *strings.Builder, d *wait.PlanDeadlock) {
 		fmt.Fprintf(b, "      the CRD bundle does not hold %s: the walk would prove it, create nothing and end with exit 3 (docs/runbook.md)\n", strings.Join(lacking, ", "))
 	default:
 		for _, c := range d.Create {
-			fmt.Fprintf(b, "      + CustomResourceDefinition/%s from %s, once the deadlock is proven\n", c.Name, c.File)
+			fmt.Fprintf(b, "      + CustomResourceDefinition/%s from %s%s, once the deadlock is proven\n", c.Name, c.File, on)
 		}
 	}
 	fmt.Fprintf(b, "      proof: %s: %s\n", d.Proof.Kind, d.Proof.Reason)
+}
+
+// planSpoke names the spoke of a kubeConfig Secret (namespace/name) as
+// the walk's messages do: " on cluster NAME (Secret namespace/name)", NAME
+// the Secret's name, as tiers shows the target.
+func planSpoke(secret string) string {
+	name := secret
+	if _, n, ok := strings.Cut(secret, "/"); ok {
+		name = n
+	}
+	return wait.OnCluster(name, secret)
 }
 
 // planKinds names missing kinds with their versions and the objects that

@@ -52,6 +52,7 @@ func TestPrintPlan(t *testing.T) {
 		{"deadlock", planFixture()},
 		{"unresolvable", unresolvable},
 		{"empty", Plan{Source: "cluster https://127.0.0.1:6443"}},
+		{"spoke", spokePlanFixture()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,6 +84,57 @@ func TestPrintPlan(t *testing.T) {
 	compareGolden(t, filepath.Join("testdata", "walk", "plan.json.golden"), js.Bytes())
 	if err := PrintPlan(&js, "yaml", planFixture()); err == nil {
 		t.Error("PrintPlan accepted yaml")
+	}
+}
+
+// spokePlanFixture is planFixture with platform-config applying to a
+// spoke through its kubeConfig Secret: the kinds are missing there, and
+// the CRD would be created there.
+func spokePlanFixture() Plan {
+	p := planFixture()
+	p.Steps = slices.Clone(p.Steps)
+	dl := *p.Steps[2].Deadlock
+	dl.Spoke = "clusters/spoke-kubeconfig"
+	p.Steps[2].Deadlock = &dl
+	return p
+}
+
+// TestPrintPlanNamesTheSpoke: resume --dry-run's text names the spoke
+// (its kubeConfig Secret) on every CRD it would pre-apply there, and
+// where the kinds are missing, so the operator sees where the walk would
+// write; a deadlock on the hub names no spoke.
+func TestPrintPlanNamesTheSpoke(t *testing.T) {
+	const on = " on cluster spoke-kubeconfig (Secret clusters/spoke-kubeconfig)"
+	tests := []struct {
+		name      string
+		plan      Plan
+		want      []string
+		wantNoOne bool
+	}{
+		{name: "spoke", plan: spokePlanFixture(), want: []string{
+			"+ CustomResourceDefinition/storageprofiles.cdi.kubevirt.io from bootstrap/crds/storageprofiles.cdi.kubevirt.io.yaml" + on + ", once the deadlock is proven",
+			"which cluster spoke-kubeconfig (Secret clusters/spoke-kubeconfig) does not serve",
+		}},
+		{name: "hub", plan: planFixture(), want: []string{
+			"+ CustomResourceDefinition/storageprofiles.cdi.kubevirt.io from bootstrap/crds/storageprofiles.cdi.kubevirt.io.yaml, once the deadlock is proven",
+			"which the cluster does not serve",
+		}, wantNoOne: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var text bytes.Buffer
+			if err := PrintPlan(&text, FormatText, tt.plan); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(text.String(), want) {
+					t.Errorf("the text plan lacks %q:\n%s", want, text.String())
+				}
+			}
+			if got := strings.Contains(text.String(), "on cluster "); got == tt.wantNoOne {
+				t.Errorf("names a spoke: %v, want %v:\n%s", got, !tt.wantNoOne, text.String())
+			}
+		})
 	}
 }
 

@@ -163,10 +163,14 @@ func apiRequests(stderr string) (map[kube.Request]int, bool) {
 // Kustomization, and the create of an absent CRD (never a patch of a CRD).
 var standupWrites = map[string]string{"patch": "kustomizations.kustomize.toolkit.fluxcd.io", "create": "customresourcedefinitions.apiextensions.k8s.io"}
 
+// resourceSetWrites is the one write of a walk of ResourceSets (--kinds
+// rset): a merge patch of a ResourceSet's annotations.
+var resourceSetWrites = map[string]string{"patch": "resourcesets.fluxcd.controlplane.io"}
+
 // countedViolations lists what the counter shows standup must never send:
-// update, delete, a patch of anything but a Kustomization or an Event, a
-// create of anything but a CRD or an Event (any write at all when
-// allowWrites is off).
+// update, delete, a patch of anything but a Kustomization, a ResourceSet
+// or an Event, a create of anything but a CRD or an Event (any write at
+// all when allowWrites is off).
 func countedViolations(counts map[kube.Request]int, allowWrites bool) []string {
 	var bad []string
 	for r, n := range counts {
@@ -174,7 +178,7 @@ func countedViolations(counts map[kube.Request]int, allowWrites bool) []string {
 		case "get", "list", "watch":
 		case "patch", "create":
 			// Its own Events besides (eventOnly holds their bodies).
-			if !allowWrites || (standupWrites[r.Verb] != r.Resource && r.Resource != "events.events.k8s.io") {
+			if !allowWrites || (standupWrites[r.Verb] != r.Resource && resourceSetWrites[r.Verb] != r.Resource && r.Resource != "events.events.k8s.io") {
 				bad = append(bad, fmt.Sprintf("%s=%d", r, n))
 			}
 		default:

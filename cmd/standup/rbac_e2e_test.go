@@ -164,6 +164,23 @@ var hubCommand = struct {
 	needs []grant
 }{doc: "standup resume (hub and spoke)", needs: []grant{{"get", "secrets"}}}
 
+// rsetResource is the Flux Operator's ResourceSet, as RBAC names it.
+const rsetResource = "resourcesets.fluxcd.controlplane.io"
+
+// rsetCommands are the commands that read or walk the Flux Operator's
+// ResourceSets (--kinds rset), and the grants on ResourceSets and CRDs
+// they use. The RBAC world serves no ResourceSet API, so
+// TestResumeWalksResourceSets proves them on a world of the real
+// operator: resume runs there under standup-operator, tiers under
+// standup-viewer, both as docs/rbac.yaml writes them, and each stops,
+// naming the verb, with any one of its grants removed.
+var rsetCommands = []rbacCommand{
+	{role: "standup-operator", doc: "standup resume --kinds rset", args: []string{"resume", "--kinds", "rset"},
+		needs: []grant{{"list", rsetResource}, {"watch", rsetResource}, {"patch", rsetResource}, {"watch", crdResource}}},
+	{role: "standup-viewer", doc: "standup tiers --kinds ks,rset", args: []string{"tiers", "--kinds", "ks,rset"},
+		needs: []grant{{"list", ksResource}, {"list", rsetResource}}},
+}
+
 // informerOnly are grants a role holds that this API server cannot prove:
 // it serves streaming watch-lists, so an informer needs only "watch", and
 // "list" on sources stays for API servers without them. (standup lists
@@ -291,7 +308,7 @@ func rbacCommands(w *testenv.World, sc rbacScene, bundle, capture string) []rbac
 func TestRBACRolesHoldExactlyWhatCommandsUse(t *testing.T) {
 	roles, docs := rbacRoles(t)
 	used := map[string][]grant{}
-	for _, c := range rbacCommands(nil, rbacScene{}, "B", "C") {
+	for _, c := range append(rbacCommands(nil, rbacScene{}, "B", "C"), rsetCommands...) {
 		if roles[c.role] == nil {
 			t.Fatalf("%s: docs/rbac.yaml has no role %s", c.doc, c.role)
 		}

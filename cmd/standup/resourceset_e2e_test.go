@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +61,10 @@ func getResourceSet(t *testing.T, w *testenv.World, ns, name string) flux.Object
 // world's kube-apiserver: ResourceSet b depends on a (ready: true), and c
 // on a CRD that does not exist yet. `resume --kinds rset` must take a to
 // Ready before it asks b, and hold c (neither resumed nor asked) until the
-// test creates the CRD; then c too is asked and turns Ready.
+// test creates the CRD; then c too is asked and turns Ready. It runs as
+// docs/rbac.yaml's standup-operator, and tiers --kinds ks,rset as its
+// standup-viewer; then each of rsetCommands, with any one of its grants
+// removed, stops naming it.
 func TestResumeWalksResourceSets(t *testing.T) {
 	w := testenv.New(t, testenv.Options{FluxOperator: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -83,7 +87,9 @@ func TestResumeWalksResourceSets(t *testing.T) {
 
 	idOf := func(name string) tiers.ID { return tiers.ID{Kind: flux.KindResourceSet, Namespace: ns, Name: name} }
 	tap, bReady := onFirst(func(e wait.Event) bool { return isReadyEvent(e) && *e.Node == idOf("b") })
-	bg := goRun(ctx, t, runSpec{kubeconfig: w.Kubeconfig, onEvent: tap}, "resume", "--kinds", "rset", "-o", "json")
+	roles, _ := rbacRoles(t)
+	operatorKC := userBoundTo(t, w, roles["standup-operator"])
+	bg := goRun(ctx, t, runSpec{kubeconfig: operatorKC, onEvent: tap}, "resume", "--kinds", "rset", "-o", "json")
 	select {
 	case <-bReady:
 	case res := <-bg.done:
@@ -140,5 +146,30 @@ func TestResumeWalksResourceSets(t *testing.T) {
 	}
 	if !waitedOnCRD {
 		t.Errorf("no event on c names the CRD %s it waited for:\n%s", crd.Name, tailLines(res.Stdout, 40))
+	}
+
+	viewer := runWith(ctx, t, runSpec{kubeconfig: userBoundTo(t, w, roles["standup-viewer"])}, "tiers", "--kinds", "ks,rset")
+	for _, name := range []string{"a", "b", "c"} {
+		if viewer.Code != ExitOK || !strings.Contains(viewer.Stdout, ns+"/"+name) {
+			t.Errorf("tiers --kinds ks,rset as standup-viewer: exit %d, want %s/%s in:\n%s", viewer.Code, ns, name, viewer.Stdout)
+		}
+	}
+
+	// The refusals. held waits for good on a CRD no one creates, so that a
+	// walk lasts until a refused watch stops it; each run has a fresh
+	// paused ResourceSet to resume, so that a refused patch stops it.
+	held := resourceSet(ns, "held", map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "name": "nevers." + ns + ".example.org"})
+	if err := w.Client.Create(ctx, held); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rsetCommands {
+		for i, g := range c.needs {
+			t.Run("refused/"+c.role+"/"+g.String(), func(t *testing.T) {
+				if err := w.Client.Create(ctx, resourceSet(ns, fmt.Sprintf("paused-%s-%d", c.args[0], i))); err != nil {
+					t.Fatal(err)
+				}
+				assertRefused(t, userBoundTo(t, w, without(roles[c.role], g)), c, g)
+			})
+		}
 	}
 }

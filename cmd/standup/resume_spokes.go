@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/pkg/crds"
@@ -74,12 +75,28 @@ func targetSecrets(objs []flux.Object) ([]string, map[string][]string) {
 // before anything is done.
 func checkSpokeBundles(bundles map[string]*crds.Bundle, secrets []string) error {
 	for given := range bundles {
-		if bundleFor(bundles, given, secrets) == nil {
-			return usageErrorf("--%s %s: no Kustomization or HelmRelease names kubeConfig Secret %s (their Secrets: %s)",
-				spokeCRDsFlagName, given, given, orNoneList(secrets))
+		if bundleFor(bundles, given, secrets) != nil {
+			continue
 		}
+		if match := secretsNamed(given, secrets); len(match) > 1 {
+			return usageErrorf("--%s %s: kubeConfig Secrets of that name are in %d namespaces (%s): give NAMESPACE/NAME",
+				spokeCRDsFlagName, given, len(match), strings.Join(match, ", "))
+		}
+		return usageErrorf("--%s %s: no Kustomization or HelmRelease names kubeConfig Secret %s (their Secrets: %s)",
+			spokeCRDsFlagName, given, given, orNoneList(secrets))
 	}
 	return nil
+}
+
+// secretsNamed returns the secrets (namespace/name) whose name is name.
+func secretsNamed(name string, secrets []string) []string {
+	var match []string
+	for _, s := range secrets {
+		if _, n, _ := strings.Cut(s, "/"); n == name {
+			match = append(match, s)
+		}
+	}
+	return match
 }
 
 // bundleFor is the --spoke-crds bundle given for secret (namespace/name),
@@ -91,13 +108,7 @@ func bundleFor(bundles map[string]*crds.Bundle, given string, secrets []string) 
 			return bundles[given]
 		}
 	}
-	var match []string
-	for _, s := range secrets {
-		if _, name, _ := strings.Cut(s, "/"); name == given {
-			match = append(match, s)
-		}
-	}
-	if len(match) == 1 {
+	if len(secretsNamed(given, secrets)) == 1 {
 		return bundles[given]
 	}
 	return nil
@@ -152,18 +163,8 @@ func connectSpokes(ctx context.Context, g globalOptions, hub *cluster, objs []fl
 // counter, and lists its CRDs once: a spoke that refuses or cannot be
 // reached is an error here, not a walk that fails later.
 func connectSpoke(ctx context.Context, g globalOptions, hub *cluster, secret, key string) (wait.Spoke, error) {
-	ns, name, _ := strings.Cut(secret, "/")
-	sec := &corev1.Secret{}
-	if err := hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, sec); err != nil {
-		return wait.Spoke{}, kube.Explain(err, "get", "secrets")
-	}
-	data, _, err := flux.KubeconfigFromSecret(sec.Data, secret, key)
-	if err != nil {
-		return wait.Spoke{}, err
-	}
-	cfg, err := kube.RESTConfigFromKubeconfig(data, "Secret/"+secret, kube.Options{
-		Counter: hub.Counter, Warnings: g.Verbose, Lifetime: ctx, RequestTimeout: hubRequestTimeout(g),
-	})
+	_, name, _ := strings.Cut(secret, "/")
+	cfg, err := spokeConfig(ctx, g, hub, secret, key)
 	if err != nil {
 		return wait.Spoke{}, err
 	}
@@ -181,6 +182,25 @@ func connectSpoke(ctx context.Context, g globalOptions, hub *cluster, secret, ke
 	return wait.Spoke{Secret: secret, SpokeView: wait.SpokeView{Name: name}, Dynamic: dyn, Client: c}, nil
 }
 
+// spokeConfig reads secret (namespace/name) on the hub and returns the
+// client config of its kubeconfig, read as Flux reads it (key, else value,
+// else value.yaml) and tuned with the hub's timeouts and request counter.
+// Nothing is sent to the spoke.
+func spokeConfig(ctx context.Context, g globalOptions, hub *cluster, secret, key string) (*rest.Config, error) {
+	ns, name, _ := strings.Cut(secret, "/")
+	sec := &corev1.Secret{}
+	if err := hub.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, sec); err != nil {
+		return nil, kube.Explain(err, "get", "secrets")
+	}
+	data, _, err := flux.KubeconfigFromSecret(sec.Data, secret, key)
+	if err != nil {
+		return nil, err
+	}
+	return kube.RESTConfigFromKubeconfig(data, "Secret/"+secret, kube.Options{
+		Counter: hub.Counter, Warnings: g.Verbose, Lifetime: ctx, RequestTimeout: hubRequestTimeout(g),
+	})
+}
+
 // spokeFallback is the one line that says a spoke is left to the hub's
 // view: which Secret, for which nodes, why, and what to grant.
 func spokeFallback(secret string, users []string, err error) string {
@@ -189,8 +209,13 @@ func spokeFallback(secret string, users []string, err error) string {
 	if len(users) > 1 {
 		who += fmt.Sprintf(" and %d more", len(users)-1)
 	}
-	grant := fmt.Sprintf("grant get on secrets (resourceNames: [%s]) in namespace %s", name, ns)
-	if !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err) {
+	var grant string
+	switch {
+	case apierrors.IsForbidden(err):
+		grant = fmt.Sprintf("grant get on secrets (resourceNames: [%s]) in namespace %s (docs/rbac.yaml's standup-hub role)", name, ns)
+	case apierrors.IsNotFound(err):
+		grant = "create the Secret, or correct spec.kubeConfig.secretRef,"
+	default:
 		grant = "make the Secret's kubeconfig reach its cluster from here"
 	}
 	return fmt.Sprintf("warning: kubeConfig Secret %s (of %s): %v; falling back to the hub's view of its cluster: its nodes' missing kinds are looked up on the hub, and no CRD is pre-applied for them; %s to reach it",

@@ -119,6 +119,10 @@ func TestResumeWalksResourceSets(t *testing.T) {
 		}
 		if _, ok := kicked[*e.Node]; e.Type == wait.EventAction && !ok {
 			kicked[*e.Node] = e.Time
+			// The mutation named as made: the Operator's annotation.
+			if want := flux.OperatorReconcileAnnotation + "=enabled"; e.Reason != "Resumed" || !strings.Contains(e.Message, want) {
+				t.Errorf("%s's first action %s %q, want Resumed naming %s", e.Node.Name, e.Reason, e.Message, want)
+			}
 		}
 		if *e.Node == idOf("c") && strings.Contains(e.Message, crd.Name) {
 			waitedOnCRD = true

@@ -188,6 +188,17 @@ func appliedByLabels(labels map[string]string) *tiers.ID {
 	return nil
 }
 
+// ResumeField is the field a resume of a node of kind sets, as an event
+// names it: spec.suspend=false, or for a ResourceSet, which has no
+// spec.suspend, the Operator's annotation
+// (fluxcd.controlplane.io/reconcile=enabled).
+func ResumeField(kind string) string {
+	if kind == KindResourceSet {
+		return OperatorReconcileAnnotation + "=" + operatorEnabled
+	}
+	return "spec.suspend=false"
+}
+
 // resourceSetReconcilePatch is ReconcilePatch for a ResourceSet: the
 // reconcile request annotation, which the Operator's ResourceSet
 // controller watches (AnnotationChangedPredicate) and copies to

@@ -156,7 +156,7 @@ func actionEvent(now time.Time, a Action, r ActionResult, on string) Event {
 	case r.Err != nil:
 		e.Reason, e.Message = "Failed", r.Err.Error()
 	case a.Kind == ActionReconcile && a.Unsuspend:
-		e.Reason, e.Message = "Resumed", "spec.suspend=false, "+flux.ReconcileRequestAnnotation+"="+a.Token
+		e.Reason, e.Message = "Resumed", flux.ResumeField(a.Node.Kind)+", "+flux.ReconcileRequestAnnotation+"="+a.Token
 	case a.Kind == ActionReconcile:
 		e.Reason, e.Message = "Requested", flux.ReconcileRequestAnnotation+"="+a.Token
 	case len(r.Applied) > 0:

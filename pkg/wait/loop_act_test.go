@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubestandup/standup/pkg/crds"
+	"github.com/kubestandup/standup/pkg/flux"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
 
@@ -101,22 +102,27 @@ func recorder() (*Loop, *[]Event) {
 func TestPerformRequestsReconcile(t *testing.T) {
 	tests := []struct {
 		name                string
+		node                tiers.ID
 		unsuspend           bool
 		wantReason, wantMsg string
 	}{
-		{name: "request", wantReason: "Requested", wantMsg: "reconcile.fluxcd.io/requestedAt=tok"},
-		{name: "resume", unsuspend: true, wantReason: "Resumed", wantMsg: "spec.suspend=false, reconcile.fluxcd.io/requestedAt=tok"},
+		{name: "request", node: ksID("a"), wantReason: "Requested", wantMsg: "reconcile.fluxcd.io/requestedAt=tok"},
+		{name: "resume", node: ksID("a"), unsuspend: true, wantReason: "Resumed", wantMsg: "spec.suspend=false, reconcile.fluxcd.io/requestedAt=tok"},
+		// A ResourceSet is resumed by the Operator's annotation, as
+		// `flux-operator resume resourceset` does: it has no spec.suspend.
+		{name: "resume a ResourceSet", node: tiers.ID{Kind: flux.KindResourceSet, Namespace: "ns", Name: "a"}, unsuspend: true, wantReason: "Resumed",
+			wantMsg: "fluxcd.controlplane.io/reconcile=enabled, reconcile.fluxcd.io/requestedAt=tok"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := &fakeCluster{}
 			l, evs := recorder()
-			a := Action{Kind: ActionReconcile, Node: ksID("a"), Token: "tok", Unsuspend: tt.unsuspend}
+			a := Action{Kind: ActionReconcile, Node: tt.node, Token: "tok", Unsuspend: tt.unsuspend}
 			interrupted, err := l.performAll(context.Background(), actor{cluster: fake, retry: testRetry}, NewWalker(Options{}, t0), []Action{a})
 			if err != nil || interrupted {
 				t.Fatalf("performAll = %t, %v", interrupted, err)
 			}
-			want := []reconcileCall{{id: ksID("a"), token: "tok", unsuspend: tt.unsuspend}}
+			want := []reconcileCall{{id: tt.node, token: "tok", unsuspend: tt.unsuspend}}
 			if !reflect.DeepEqual(fake.reconciles, want) {
 				t.Errorf("requests %+v, want %+v", fake.reconciles, want)
 			}

@@ -140,7 +140,11 @@ type Status struct {
 //   - for Ready=False, by reason: see classifyFailure.
 func Classify(obj flux.Object) Status {
 	if obj.Suspended {
-		return Status{State: Suspended, Reason: meta.SuspendedReason, Message: "spec.suspend is true"}
+		msg := "spec.suspend is true"
+		if obj.ID.Kind == flux.KindResourceSet {
+			msg = flux.OperatorReconcileAnnotation + " is disabled"
+		}
+		return Status{State: Suspended, Reason: meta.SuspendedReason, Message: msg}
 	}
 	if obj.ID.Kind == flux.KindHelmRelease {
 		return classifyHelmRelease(obj)

@@ -133,3 +133,23 @@ func TestReadyForResourceSetDependents(t *testing.T) {
 		t.Fatalf("actions = %+v, want the ResourceSet asked at once, its dependency not Ready (it exists)", act)
 	}
 }
+
+// TestClassifySuspendedNamesTheSwitch: a paused node's message names what
+// paused it: spec.suspend, or a ResourceSet's Operator annotation.
+func TestClassifySuspendedNamesTheSwitch(t *testing.T) {
+	tests := []struct {
+		name string
+		obj  flux.Object
+		want string
+	}{
+		{name: "Kustomization", obj: flux.Object{Node: tiers.Node{ID: tiers.ID{Kind: flux.KindKustomization, Namespace: "ns", Name: "a"}}, Suspended: true}, want: "spec.suspend is true"},
+		{name: "ResourceSet", obj: rset("a", true), want: "fluxcd.controlplane.io/reconcile is disabled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Classify(tt.obj); got.State != Suspended || got.Message != tt.want {
+				t.Errorf("Classify = %+v, want Suspended: %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -128,12 +128,17 @@ func planVerb(s wait.PlanStep) string {
 // which cluster the dry run would write to.
 func writePlanDeadlock(b *strings.Builder, d *wait.PlanDeadlock) {
 	where, on := "the cluster", ""
-	if d.Spoke != "" {
+	switch {
+	case d.Spoke != "":
 		on = planSpoke(d.Spoke)
 		where = strings.TrimPrefix(on, " on ")
+	case d.Unreached != "":
+		where = "the hub"
 	}
 	fmt.Fprintf(b, "      ! cold-start deadlock: its server-side dry-run fails on %s, which %s does not serve\n", planKinds(d.Diagnosis.Missing), where)
 	switch {
+	case d.Unreached != "":
+		fmt.Fprintf(b, "      it applies to the cluster of Secret %s, which standup did not read (see stderr): judged by the hub's view, the walk would report it and create nothing, on the hub or there: exit 3\n", d.Unreached)
 	case !d.Remediate && d.Resolvable:
 		b.WriteString("      the walk would prove it and report it, creating nothing (--no-remediate, or no CRD bundle): exit 3\n")
 	case !d.Resolvable:

@@ -99,10 +99,21 @@ func spokePlanFixture() Plan {
 	return p
 }
 
+// unreachedPlanFixture is spokePlanFixture with the spoke's Secret
+// unread: the hub's view, nothing to create.
+func unreachedPlanFixture() Plan {
+	p := spokePlanFixture()
+	dl := *p.Steps[2].Deadlock
+	dl.Spoke, dl.Unreached, dl.Remediate, dl.Create = "", "clusters/spoke-kubeconfig", false, []wait.PlanCRD{}
+	p.Steps[2].Deadlock = &dl
+	return p
+}
+
 // TestPrintPlanNamesTheSpoke: resume --dry-run's text names the spoke
 // (its kubeConfig Secret) on every CRD it would pre-apply there, and
 // where the kinds are missing, so the operator sees where the walk would
-// write; a deadlock on the hub names no spoke.
+// write; a deadlock on the hub names no spoke; one on a spoke standup
+// did not reach says it is judged by the hub's view and creates nothing.
 func TestPrintPlanNamesTheSpoke(t *testing.T) {
 	const on = " on cluster spoke-kubeconfig (Secret clusters/spoke-kubeconfig)"
 	tests := []struct {
@@ -110,6 +121,7 @@ func TestPrintPlanNamesTheSpoke(t *testing.T) {
 		plan      Plan
 		want      []string
 		wantNoOne bool
+		wantNot   []string
 	}{
 		{name: "spoke", plan: spokePlanFixture(), want: []string{
 			"+ CustomResourceDefinition/storageprofiles.cdi.kubevirt.io from bootstrap/crds/storageprofiles.cdi.kubevirt.io.yaml" + on + ", once the deadlock is proven",
@@ -119,6 +131,11 @@ func TestPrintPlanNamesTheSpoke(t *testing.T) {
 			"+ CustomResourceDefinition/storageprofiles.cdi.kubevirt.io from bootstrap/crds/storageprofiles.cdi.kubevirt.io.yaml, once the deadlock is proven",
 			"which the cluster does not serve",
 		}, wantNoOne: true},
+		{name: "unreached", plan: unreachedPlanFixture(), want: []string{
+			"which the hub does not serve",
+			"it applies to the cluster of Secret clusters/spoke-kubeconfig, which standup did not read (see stderr): judged by the hub's view, the walk would report it and create nothing, on the hub or there: exit 3",
+			"Plan: 2 reconciles, 1 resume, 0 CRDs to create.",
+		}, wantNoOne: true, wantNot: []string{"+ CustomResourceDefinition", "--no-remediate"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,6 +146,11 @@ func TestPrintPlanNamesTheSpoke(t *testing.T) {
 			for _, want := range tt.want {
 				if !strings.Contains(text.String(), want) {
 					t.Errorf("the text plan lacks %q:\n%s", want, text.String())
+				}
+			}
+			for _, not := range tt.wantNot {
+				if strings.Contains(text.String(), not) {
+					t.Errorf("the text plan holds %q:\n%s", not, text.String())
 				}
 			}
 			if got := strings.Contains(text.String(), "on cluster "); got == tt.wantNoOne {

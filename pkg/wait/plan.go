@@ -69,6 +69,11 @@ type PlanDeadlock struct {
 	// kinds are missing on and the CRDs would be created on; "" for the
 	// cluster standup connected to.
 	Spoke string `json:"spoke,omitempty"`
+	// Unreached is the kubeConfig Secret (namespace/name) of the spoke
+	// the node applies to when standup could not read it or reach its
+	// cluster: the kinds were looked up on the hub (the hub's view), and
+	// nothing would be created for it, on the hub or the spoke.
+	Unreached string `json:"unreached,omitempty"`
 }
 
 // PlanCRD is a bundle CRD a plan would create.
@@ -185,9 +190,9 @@ func orNone(rev string) string {
 // walk would create, and how it would prove it, asked now.
 func (w *Walker) planDeadlock(id tiers.ID, d crds.Diagnosis, facts func(schema.GroupKind) TriggerFact) *PlanDeadlock {
 	bundle := w.bundleFor(id)
-	_, unreached := w.unreached(id)
+	secret, unreached := w.unreached(id)
 	pd := &PlanDeadlock{Diagnosis: d, Create: []PlanCRD{}, Resolvable: len(d.Unresolvable()) == 0,
-		Remediate: !w.opts.NoRemediate && bundle != nil && !unreached, Spoke: w.clusterOf(id)}
+		Remediate: !w.opts.NoRemediate && bundle != nil && !unreached, Spoke: w.clusterOf(id), Unreached: secret}
 	if entries, err := crds.PlanPreApply(d, bundle); err == nil && pd.Remediate {
 		for _, e := range entries {
 			pd.Create = append(pd.Create, PlanCRD{Name: e.CRD.Name, File: e.File})

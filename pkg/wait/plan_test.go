@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubestandup/standup/pkg/crds"
@@ -122,5 +123,66 @@ func TestPlanWhyNotReady(t *testing.T) {
 		if len(steps) != 1 || steps[0].Action != PlanReconcile || steps[0].Why != tt.want {
 			t.Errorf("%s: %+v, want reconcile: %s", tt.obj.ID.Name, steps, tt.want)
 		}
+	}
+}
+
+// TestPlanJudgesASpokeNodeWhereItApplies: a node with spec.kubeConfig is
+// diagnosed on its spoke when the walk reaches it (the hub serving the
+// kind changes nothing), its CRD created there from the spoke's bundle;
+// a spoke not reached leaves the node to the hub's view, the Secret named
+// and nothing to create.
+func TestPlanJudgesASpokeNodeWhereItApplies(t *testing.T) {
+	bundle, err := crds.LoadBundle("../../examples/homelab-deadlock/bootstrap/crds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served []*apiextensionsv1.CustomResourceDefinition // the bundle's CRDs, established
+	for _, e := range bundle.All() {
+		c := e.CRD.DeepCopy()
+		c.Status.Conditions = []apiextensionsv1.CustomResourceDefinitionCondition{
+			{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
+			{Type: apiextensionsv1.NamesAccepted, Status: apiextensionsv1.ConditionTrue},
+		}
+		served = append(served, c)
+	}
+	objs := []flux.Object{readyAt(node("root", false), ""), onSpoke(stuckOnStorageProfile())}
+	sources := map[tiers.ID]string{repo: walkRev}
+	noObject := func(gk schema.GroupKind) TriggerFact { return TriggerFact{Kind: gk} }
+	tests := []struct {
+		name                   string
+		in                     PlanInput
+		opts                   Options
+		wantSpoke, wantUnreach string
+		wantCreate             int
+		wantNone               bool
+	}{
+		{name: "reached: on the spoke, from its bundle",
+			in:   PlanInput{CRDs: served, Spokes: map[string]PlanSpoke{spokeSecret: {Facts: noObject}}},
+			opts: Options{Spokes: map[string]SpokeView{spokeSecret: {Name: "spoke-kubeconfig", Bundle: bundle}}}, wantSpoke: spokeSecret, wantCreate: 1},
+		{name: "reached, the spoke serving the kind: no deadlock",
+			in:   PlanInput{Spokes: map[string]PlanSpoke{spokeSecret: {CRDs: served, Facts: noObject}}},
+			opts: Options{Spokes: map[string]SpokeView{spokeSecret: {Name: "spoke-kubeconfig", Bundle: bundle}}}, wantNone: true},
+		{name: "unreached: the hub's view, nothing created", in: PlanInput{Facts: noObject}, opts: Options{Bundle: bundle}, wantUnreach: spokeSecret},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.in
+			in.Objects, in.Sources = objs, sources
+			tt.opts.Triggers = planTriggers
+			steps, err := Plan(in, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := steps[1].Deadlock
+			if tt.wantNone {
+				if d != nil {
+					t.Fatalf("a deadlock although the spoke serves the kind: %+v", d)
+				}
+				return
+			}
+			if d == nil || d.Spoke != tt.wantSpoke || d.Unreached != tt.wantUnreach || len(d.Create) != tt.wantCreate || d.Remediate != (tt.wantCreate > 0) {
+				t.Fatalf("deadlock %+v: want spoke %q, unreached %q, %d CRDs to create", d, tt.wantSpoke, tt.wantUnreach, tt.wantCreate)
+			}
+		})
 	}
 }

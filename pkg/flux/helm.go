@@ -9,6 +9,7 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubestandup/standup/pkg/kube"
@@ -22,24 +23,7 @@ var ErrHelmNotInstalled = fmt.Errorf("the cluster serves no %s API (helm-control
 // (FromHelmRelease), with the Kustomization that applied each (from
 // kustomize-controller's owner labels).
 func ListHelmReleases(ctx context.Context, c client.Reader, namespace string) ([]Object, error) {
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(HelmReleaseGVK.GroupVersion().WithKind(KindHelmRelease + "List"))
-	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		if apimeta.IsNoMatchError(err) {
-			return nil, ErrHelmNotInstalled
-		}
-		return nil, kube.Explain(err, "list", HelmReleaseResource)
-	}
-	objs := make([]Object, 0, len(list.Items))
-	for i := range list.Items {
-		u := &list.Items[i]
-		obj, err := FromHelmRelease(u)
-		if err != nil {
-			return nil, fmt.Errorf("HelmRelease/%s/%s: %w", u.GetNamespace(), u.GetName(), err)
-		}
-		objs = append(objs, obj)
-	}
-	return objs, nil
+	return listObjects(ctx, c, namespace, HelmReleaseGVK, KindHelmRelease, HelmReleaseResource, ErrHelmNotInstalled, FromHelmRelease)
 }
 
 // defaultHelmTimeout is helm-controller's default spec.timeout, the
@@ -167,4 +151,28 @@ func helmSourceRef(u *unstructured.Unstructured, namespace string) tiers.ID {
 		ns = namespace
 	}
 	return tiers.ID{Kind: kind, Namespace: ns, Name: name}
+}
+
+// listObjects lists one Flux kind served as unstructured (HelmReleases,
+// ResourceSets) in namespace and converts each item; notInstalled is the
+// error when the API server does not serve the kind at all.
+func listObjects(ctx context.Context, c client.Reader, namespace string, gvk schema.GroupVersionKind, kind, resource string, notInstalled error, convert func(*unstructured.Unstructured) (Object, error)) ([]Object, error) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(kind + "List"))
+	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		if apimeta.IsNoMatchError(err) {
+			return nil, notInstalled
+		}
+		return nil, kube.Explain(err, "list", resource)
+	}
+	objs := make([]Object, 0, len(list.Items))
+	for i := range list.Items {
+		u := &list.Items[i]
+		obj, err := convert(u)
+		if err != nil {
+			return nil, fmt.Errorf("%s/%s/%s: %w", kind, u.GetNamespace(), u.GetName(), err)
+		}
+		objs = append(objs, obj)
+	}
+	return objs, nil
 }

@@ -7,12 +7,10 @@ import (
 	"strings"
 
 	"github.com/fluxcd/pkg/apis/meta"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubestandup/standup/pkg/kube"
 	"github.com/kubestandup/standup/pkg/render/operator"
 	"github.com/kubestandup/standup/pkg/tiers"
 )
@@ -81,24 +79,7 @@ func (r Requirement) String() string {
 // (FromResourceSet). A cluster without the Flux Operator's CRDs is
 // ErrOperatorNotInstalled.
 func ListResourceSets(ctx context.Context, c client.Reader, namespace string) ([]Object, error) {
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(ResourceSetGVK.GroupVersion().WithKind(KindResourceSet + "List"))
-	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		if apimeta.IsNoMatchError(err) {
-			return nil, ErrOperatorNotInstalled
-		}
-		return nil, kube.Explain(err, "list", ResourceSetResource)
-	}
-	objs := make([]Object, 0, len(list.Items))
-	for i := range list.Items {
-		u := &list.Items[i]
-		obj, err := FromResourceSet(u)
-		if err != nil {
-			return nil, fmt.Errorf("ResourceSet/%s/%s: %w", u.GetNamespace(), u.GetName(), err)
-		}
-		objs = append(objs, obj)
-	}
-	return objs, nil
+	return listObjects(ctx, c, namespace, ResourceSetGVK, KindResourceSet, ResourceSetResource, ErrOperatorNotInstalled, FromResourceSet)
 }
 
 // FromResourceSet reads a ResourceSet as the Operator's
